@@ -162,6 +162,25 @@ class Transaction:
                 out[i] = r
         return out
 
+    def get_one(self, space: int, key: bytes) -> Row | None:
+        """`get` of one key (a keyed UPDATE's read): its row or None, with no list in or
+        out. A SERIALIZABLE updater's read (recorded) and a space with sorted runs take
+        `get`'s way."""
+        ts = self._ts
+        if ts is None:  # NB: as `get`
+            if self.done:
+                raise InternalError("the transaction has already ended")
+            ts = self._ts = self.ltm.take_snapshot(self)
+        ws = self.ws
+        w = ws.spaces.get(space)
+        if w is not None:
+            row = w.get(key, ABSENT)
+            if row is not ABSENT:
+                return row
+        if self.reads is not None or ws.runs.get(space):
+            return self.get(space, [key])[0]
+        return self.ltm.kivi.get_rows(space, ts, [key])[0]
+
     def scan(self, spec: ScanSpec) -> Iterator[list[Row]]:
         """Yields batches of rows in key order (or partial-aggregate rows), own writes merged in."""
         ts = self._snap()  # NB: now, not when the caller starts iterating

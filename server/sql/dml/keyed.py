@@ -72,7 +72,7 @@ class KeyedRows:
                 return []  # NB: a NULL key matches nothing, as `encoded_keys` leaves it out
             enc = element_encoder(type(value))  # NB: `encode_key((value,))` in one call
             key = enc(value) if enc is not None else encode_element(value)
-            (row,) = ctx.txn.get(self.space, [key])
+            row = ctx.txn.get_one(self.space, key)  # NB: `get` of one key, no list in or out
             if row is None:
                 return []
             batch = [(*row, key)]

@@ -295,18 +295,22 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
         matched.append(seen)
         return found
 
-    # (catalog, its writer of the table) as `write` last found them: `writer_of` is the same
-    # per catalog, and a prepared statement's runs mostly share one (one tuple: threads)
-    last: list[tuple[Any, TableWriter | None]] = [(None, None)]
+    # (catalog, its writer of the table, how `write` writes one found row with it) as
+    # `write` last found them: `writer_of` is the same per catalog, and a prepared
+    # statement's runs mostly share one (one tuple: threads). The way: 0 the general
+    # steps; 1 `replace_rows` (`update_rows`' own without triggers: not a partitioned
+    # table's router); 2 its `prepare_rows` and one `put` (`TableWriter.puts_one`)
+    last: list[tuple[Any, TableWriter | None, int]] = [(None, None, 0)]
 
     def write(sess: SQLSession, ctx: Any, found: list[tuple[Any, ...]]) -> Result:
         cat = ctx.catalog
-        seen_cat, writer = last[0]
+        seen_cat, writer, way = last[0]
         if seen_cat is not cat or writer is None:
             writer = writer_of(sess, table, cat)
-            last[0] = (cat, writer)
-        if one_row and len(found) == 1 and writer.triggers is None \
-                and type(writer) is TableWriter:  # NB: not a partitioned table's router
+            way = 0 if not one_row or writer.triggers is not None \
+                or type(writer) is not TableWriter else 2 if writer.puts_one(kept) else 1
+            last[0] = (cat, writer, way)
+        if way and len(found) == 1:
             r = found[0]
             old = r[1:dense]
             new = list(old)
@@ -314,7 +318,10 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
                 new[pos] = r[idx]
             for pos, fn in simple:
                 new[pos] = fn(old, ctx)
-            writer.replace_one(sess, r[0], old, new, kept)  # NB: `update_rows`' own
+            if way == 2:
+                sess.txn.put(writer.space, [(r[0], writer.prepare_rows(sess, [new], kept, kept)[0])])
+            else:
+                writer.replace_rows(sess, [r[0]], [old], [new], kept)
             return Result(tag_one)
         txn = sess.txn
         if writer.triggers is not None and found and txn.isolation == "read committed" \
@@ -386,7 +393,7 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
         # A row whose write met such a commit is locked first, in its newest version
         # (`RetryStatement.locked`), and stays locked through the rerun even if it no
         # longer matches, as PostgreSQL's recheck leaves it locked.
-        token = txn.savepoint()
+        token = (len(txn.ws.undo), len(txn.locked))  # NB: `txn.savepoint()`, inline
         matched: list[set[bytes]] = []
         try:  # NB: the first run, which nearly always returns: no candidates, no row kept
             return attempt(sess, sess.exec_context(values), None, matched)

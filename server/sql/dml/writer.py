@@ -694,18 +694,13 @@ class TableWriter:
             return self.triggers.update(self, s, keys, old, new, kept)
         return self.replace_rows(s, keys, old, new, kept)
 
-    def replace_one(self, s: SQLSession, key: bytes, old: tuple[Any, ...], new: list[Any],
-                    kept: frozenset[int]) -> None:
-        """`replace_rows` of one row (a keyed UPDATE's) with no list per argument: when the
-        table has no index, foreign key or exclusion constraint, the UPDATE keeps the
-        primary key and every column a foreign key references, its steps are the checks
-        and the one `put`; anything else takes `replace_rows`."""
-        if self.indexes or self.fks or (self.children and not kept >= self._referenced) \
-                or not kept.issuperset(self.pk):
-            self.replace_rows(s, [key], [old], [new], kept)
-            return
-        rows = self.prepare_rows(s, [new], kept, kept)
-        s.txn.put(self.space, [(key, rows[0])])
+    def puts_one(self, kept: frozenset[int]) -> bool:
+        """Whether `replace_rows` of one row by an UPDATE keeping the columns `kept` is
+        `prepare_rows` and one `put` (a keyed UPDATE takes those two steps itself, with no
+        list per argument): the table has no index, foreign key or exclusion constraint,
+        and the UPDATE keeps the primary key and every column a foreign key references."""
+        return not (self.indexes or self.fks or (self.children and not kept >= self._referenced)
+                    or not kept.issuperset(self.pk))
 
     def replace_rows(self, s: SQLSession, keys: list[bytes], old: list[tuple[Any, ...]],
                      new: list[list[Any]], kept: frozenset[int] = frozenset()

@@ -166,8 +166,9 @@ def _checker(wanted: list[Need]) -> tuple[list[tuple[int, str | None, str | None
 
     def check(s: SQLSession) -> None:
         values = s.settings.values
-        key = (s.catalog_version(), values.get("role"), values.get("session_authorization"),
-               definer())
+        # NB: `s.catalog_version()`, inline (each statement's run asks it)
+        key = (-1 if s.txn_catalog is not None else s.store.version, values.get("role"),
+               values.get("session_authorization"), definer())
         if key != passed[0] or key[0] < 0:  # NB: -1: uncommitted DDL, no version to trust
             check_needs(s, wanted)
             passed[0] = key
@@ -185,9 +186,9 @@ def guard(stmt: Stmt, tree: exp.Expression) -> Stmt:
     inner: Callable[[SQLSession, list[Any]], Result] = stmt.run
 
     def run(s: SQLSession, params: list[Any]) -> Result:
-        values = s.settings.values  # NB: `check`'s steps, inline: one Python call fewer
-        key = (s.catalog_version(), values.get("role"), values.get("session_authorization"),
-               definer())
+        values = s.settings.values  # NB: `check`'s steps, inline: two Python calls fewer
+        key = (-1 if s.txn_catalog is not None else s.store.version, values.get("role"),
+               values.get("session_authorization"), definer())
         if key != passed[0] or key[0] < 0:
             check_needs(s, wanted)
             passed[0] = key

@@ -1,4 +1,4 @@
-"""A keyed UPDATE's calls (`get`, `lock_row`, `put` of one row) and a commit of a small write
+"""A keyed UPDATE's calls (`get_one`, `lock_row`, `put` of one row) and a commit of a small write
 set take shortcuts: one-key paths in `Transaction`, `ConflictManager.try_acquire` and
 `LocalTxnManager.lock_space`, and `ConflictManager.release_writes` at the end. Each script
 here runs twice, once with one key per call (the shortcuts) and once with the key given
@@ -25,6 +25,11 @@ def _keys(k: bytes, twice: bool) -> list[bytes]:
 
 def _items(k: bytes, row: Any, twice: bool) -> list[tuple[bytes, Any]]:
     return [(k, row), (k, row)] if twice else [(k, row)]
+
+
+def _get(t: Any, k: bytes, twice: bool) -> Any:
+    """The row of k: `get_one` (the one-key read), or `get` of the key twice."""
+    return t.get(S, [k, k])[0] if twice else t.get_one(S, k)
 
 
 def _setup() -> EmbeddedTxnManager:
@@ -59,16 +64,17 @@ def _script_update_as_pgbench(tm: EmbeddedTxnManager, twice: bool) -> tuple[list
     a read of the own write, a row only locked, then the commit."""
     ltm = tm.ltm
     t1 = ltm.begin()
-    out = [t1.get(S, _keys(K, twice))[0]]
+    out = [_get(t1, K, twice)]
     t2 = ltm.begin()
     t2.put(S, _items(K, (2,), twice))
     out.append(t2.commit())
     out.append(t1.lock_row(S, _keys(K, twice), NO_KEY_UPDATE))
     out.append(t1.min_snapshot)
     with t1.fresh_snapshot():
-        out.append(t1.get(S, _keys(K, twice))[0])
+        out.append(_get(t1, K, twice))
     t1.put(S, _items(K, (3,), twice))
-    out.append(t1.get(S, _keys(K, twice))[0])
+    out.append(_get(t1, K, twice))
+    out.append(_get(t1, b"absent", twice))
     out.append(t1.lock_row(S, _keys(J, twice), UPDATE))
     out.append(_state(tm, [t1, t2]))
     out.append(t1.commit())
@@ -86,21 +92,51 @@ def _script_modes(tm: EmbeddedTxnManager, twice: bool) -> tuple[list[Any], list[
     out.append(_outcome(lambda: t2.lock_row(S, _keys(K, twice), UPDATE, NOWAIT)))
     out.append(_outcome(lambda: t2.lock_row(S, _keys(K, twice), UPDATE, SKIP)))
     t3 = ltm.begin(isolation="repeatable read")
-    out.append(t3.get(S, _keys(J, twice))[0])
+    out.append(_get(t3, J, twice))
     t2.put(S, _items(J, (5,), twice))
     out.append(_state(tm, [t1, t2, t3]))
     out.append(t2.commit())
     out.append(_outcome(lambda: t3.lock_row(S, _keys(J, twice), NO_KEY_UPDATE)))
     t3.abort()
     t1.delete(S, _keys(K, twice))
-    out.append(t1.get(S, _keys(K, twice))[0])
+    out.append(_get(t1, K, twice))
     out.append(_state(tm, [t1, t2, t3]))
     t1.abort()
     out.append(_state(tm, [t1, t2, t3]))
     return out, [t1, t2, t3]
 
 
-@pytest.mark.parametrize("script", [_script_update_as_pgbench, _script_modes])
+def _script_serializable_and_runs(tm: EmbeddedTxnManager, twice: bool
+                                  ) -> tuple[list[Any], list[Any]]:
+    """A SERIALIZABLE updater's reads (recorded: a write over one fails it), reads in a
+    space with a sorted run (a bulk batch) and after a rollback to a savepoint."""
+    ltm = tm.ltm
+    t1 = ltm.begin(isolation="serializable")
+    out = [_get(t1, K, twice)]
+    t1.put(S, _items(J, (7,), twice))
+    out.append(_get(t1, J, twice))
+    t2 = ltm.begin()
+    t2.put(S, _items(K, (8,), twice))
+    out.append(t2.commit())
+    out.append(_outcome(lambda: t1.put(S, _items(b"x", (1,), twice))))
+    out.append(_outcome(lambda: t1.commit()))
+    t3 = ltm.begin()
+    keys = [bytes([1, i]) for i in range(40)]
+    t3.put_bulk(S, keys, [(i,) for i in range(40)])
+    assert t3.ws.runs.get(S)  # NB: the batch is a sorted run
+    out.append([_get(t3, k, twice) for k in (keys[0], keys[39], b"\x01", K)])
+    token = t3.savepoint()
+    t3.put(S, _items(K, (9,), twice))
+    out.append(_get(t3, K, twice))
+    t3.rollback_to(token)
+    out.append([_get(t3, K, twice), _get(t3, J, twice)])
+    out.append(_state(tm, [t1, t2, t3]))
+    out.append(t3.commit())
+    return out, [t1, t2, t3]
+
+
+@pytest.mark.parametrize("script", [_script_update_as_pgbench, _script_modes,
+                                    _script_serializable_and_runs])
 def test_one_key_calls_end_as_the_general_paths(script: Any) -> None:
     one, many = _setup(), _setup()
     got, txns_one = script(one, False)
