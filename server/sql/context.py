@@ -18,16 +18,16 @@ the new values, and SET/DEFAULT/CHECK/RETURNING expressions are compiled with
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from time import monotonic
 from typing import Any, Protocol
 
 from ..errors import QueryCanceled
 from ..kivi.columnar.pace import LONG, give_way
 from ..pgwire.backend import Column
 from ..txn.api import Txn
-from ..waits import Flag, maybe_yield
+from ..waits import SLICE, THREAD, Flag, maybe_yield
 from .catalog.model import CatalogSnapshot
 from .functions.registry import FunctionContext
 
@@ -67,9 +67,12 @@ class MemoryAccount:
         self.checks = 0
 
 
-@dataclass
+@dataclass(init=False)
 class ExecContext:
-    """Everything a running plan may touch. One per statement execution."""
+    """Everything a running plan may touch. One per statement execution.
+
+    NB: `__init__` is written out: the generated one made each container through its
+    `default_factory` (a call per field) and ran for every keyed UPDATE and INSERT."""
 
     catalog: CatalogSnapshot
     txn: Txn
@@ -87,15 +90,39 @@ class ExecContext:
     plan_cache: dict[Any, Any] = field(default_factory=dict)
     # the keys INSERT ... ON CONFLICT DO UPDATE changed: a second change is 21000 (dml.insert)
     on_conflict_touched: set[Any] = field(default_factory=set)
-    started: float = field(default_factory=time.monotonic)  # when the execution began
+    started: float = field(default_factory=monotonic)  # when the execution began
+
+    def __init__(self, catalog: CatalogSnapshot, txn: Txn, functions: FunctionContext,
+                 params: list[Any], cancel_event: Flag, settings: dict[str, str] | None = None,
+                 analyze: dict[Any, list[Any]] | None = None, memory: MemoryAccount | None = None,
+                 outer: list[tuple[Any, ...]] | None = None,
+                 plan_cache: dict[Any, Any] | None = None,
+                 on_conflict_touched: set[Any] | None = None,
+                 started: float | None = None) -> None:
+        self.catalog = catalog
+        self.txn = txn
+        self.functions = functions
+        self.params = params
+        self.cancel_event = cancel_event
+        self.settings = {} if settings is None else settings
+        self.analyze = analyze
+        self.memory = memory
+        self.outer = [] if outer is None else outer
+        self.plan_cache = {} if plan_cache is None else plan_cache
+        self.on_conflict_touched = set() if on_conflict_touched is None else on_conflict_touched
+        self.started = monotonic() if started is None else started
 
     def check_cancel(self) -> None:
         """Raises QueryCanceled (57014) if the client cancelled; call once per batch."""
-        if time.monotonic() - self.started >= LONG:  # NB: `give_way` passes shorter ones
+        now = monotonic()  # NB: one clock read for both tests (every keyed write runs one)
+        if now - self.started >= LONG:  # NB: `give_way` passes shorter ones
             txn = self.txn  # NB: None in some utility statements (ANALYZE's loop)
             # on the event loop, a long read-only statement keeps to its share beside OLTP
             give_way(txn is not None and txn.has_writes, self.started)
-        maybe_yield()  # NB: and any long statement lets the others run here
+            now = monotonic()  # NB: it may have parked
+        hub = THREAD.hub  # NB: `maybe_yield`'s own first test, inline: no call while under it
+        if hub is not None and now - hub.switched_at >= SLICE:
+            maybe_yield()  # NB: and any long statement lets the others run here
         if self.cancel_event.up:
             self.cancel_event.clear()
             raise QueryCanceled("canceling statement due to user request")
