@@ -504,8 +504,14 @@ class ExtendedQuery:
                         M.command_complete(f"SELECT {len(rows)}")
                     if session.transaction_status != "I":  # NB: in a block the portal lives,
                         # run to completion: Execute again says SELECT 0
-                        self.portals[""] = Portal(stmt, params, encoders, row_desc, Result(
-                            f"SELECT {len(rows)}", columns=stmt.prepared.columns))
+                        ran = Result(f"SELECT {len(rows)}", columns=stmt.prepared.columns)
+                        if old is None:
+                            self.portals[""] = Portal(stmt, params, encoders, row_desc, ran)
+                        else:  # NB: the spent one again, as `_run_no_rows` takes it
+                            old.stmt, old.params, old.encoders, old.row_desc = \
+                                stmt, params, encoders, row_desc
+                            old.result, old.ran = ran, True
+                            self.portals[""] = old
                     self._end_sync()
                     return stop
             self._install(*got)
@@ -563,7 +569,14 @@ class ExtendedQuery:
             self._error(e)
             status = session.transaction_status
         if status != "I":  # NB: the portal lives on in the block, run to completion
-            portals[""] = Portal(stmt, params, None, M.NO_DATA, res)
+            if old is None:
+                portals[""] = Portal(stmt, params, None, M.NO_DATA, res)
+            else:  # NB: the previous statement's, spent and closed, taken again: nothing
+                # else holds an unnamed portal here (no Executes are held), and this saves
+                # the constructor's call for each statement of a block
+                old.stmt, old.params, old.encoders, old.row_desc = stmt, params, None, M.NO_DATA
+                old.result, old.ran = res, True
+                portals[""] = old
         self._ready(status)
         return stop
 
