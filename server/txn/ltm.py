@@ -865,8 +865,13 @@ class LocalTxnManager(SerializableMixin):
                 raise StatementCompletionUnknown(
                     f"could not write the commit record: {exc}"
                 ) from exc
-        if txn.session is not None:
-            self._note_session_commit(txn.session, cts)
+        session = txn.session
+        if session is not None:  # NB: the session's last commit (`take_snapshot` waits for it)
+            with self._session_lock:
+                sc = self._session_commit
+                sc[session] = cts
+                if len(sc) > 256:
+                    self._forget_passed_sessions()
         if self._paused is not None:  # NB: a test hook: the lock only once it is set
             with self._pause_lock:
                 if self._paused is not None:
@@ -895,7 +900,13 @@ class LocalTxnManager(SerializableMixin):
                 f"commit {cts} is durable but could not be applied yet: {exc}"
             ) from exc
         try:  # NB: `_finish_txn`, inline (one call fewer per commit)
-            self._finished((cts,), readable=True)
+            if self._local_snapshots:  # NB: and `_finished`'s direct way (a call fewer)
+                with self._snap_lock:
+                    if self.snapshots.finish((cts,)) and (self._session_waiting
+                                                          or self._commit_waiting):
+                        self._snap_cond.notify_all()  # NB: only with a waiter (`_finished`)
+            else:
+                self._finished((cts,), readable=True)
         finally:
             self._end(txn, cts)
 
@@ -941,15 +952,11 @@ class LocalTxnManager(SerializableMixin):
         finally:
             self._end(txn, cts if committed else None)
 
-    def _note_session_commit(self, session: Any, cts: int) -> None:
-        with self._session_lock:
-            sc = self._session_commit
-            sc[session] = cts
-            if len(sc) > 256:
-                # Entries the snapshot has passed can never delay anyone: drop them, so that
-                # ended sessions (the keys are Session objects) are not kept alive.
-                snap = self.snapshots.snapshot
-                self._session_commit = {k: v for k, v in sc.items() if v > snap}
+    def _forget_passed_sessions(self) -> None:
+        """Entries the snapshot has passed can never delay anyone: drops them, so that ended
+        sessions (the keys are Session objects) are not kept alive. Under `_session_lock`."""
+        snap = self.snapshots.snapshot
+        self._session_commit = {k: v for k, v in self._session_commit.items() if v > snap}
 
     def _end(self, txn: Transaction, cts: int | None) -> None:
         with self._active_lock:
