@@ -207,10 +207,20 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
                                 rows_fns[0], default_items, params, returning)
 
     one_fns = rows_fns[0] if rows_fns is not None and len(rows_fns) == 1 else None
+    # (catalog, its writer of the table, whether it writes by `write_rows` directly: no
+    # trigger, not a partitioned table's router) as `run` last found them: `writer_of` is
+    # the same per catalog, and a prepared statement's runs mostly share one (one tuple:
+    # threads)
+    last: list[tuple[Any, TableWriter | None, bool]] = [(None, None, False)]
 
     def run(sess: SQLSession, values: list[Any]) -> Result:
         ctx = sess.exec_context(values)
-        writer = writer_of(sess, table, ctx.catalog)
+        cat = ctx.catalog
+        seen_cat, writer, direct = last[0]
+        if seen_cat is not cat or writer is None:
+            writer = writer_of(sess, table, cat)
+            direct = writer.triggers is None and type(writer) is TableWriter
+            last[0] = (cat, writer, direct)
         out_rows: list[tuple[Any, ...]] = []
         total = 0
         batches: Any
@@ -253,8 +263,8 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
                     total += conflict(sess, writer, chunk, ctx, out_rows, returning)
                 elif returning is None:
                     # NB: `insert`, minus its two calls down to `write_rows` when no trigger fires
-                    total += len(writer.write_rows(sess, chunk)) if writer.triggers is None \
-                        and type(writer) is TableWriter else writer.insert(sess, chunk)
+                    total += len(writer.write_rows(sess, chunk)) if direct \
+                        else writer.insert(sess, chunk)
                 else:
                     keys: list[bytes] = []
                     stored = writer.insert_rows(sess, chunk, keys_out=keys)

@@ -270,7 +270,7 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
         # first (waiting for their writers); a row changed since the snapshot is locked in
         # its newest version, read again at a snapshot that sees it and written from there
         # (no statement rerun). A row deleted meanwhile is left unlocked, as PG locks none
-        keys = list(map(itemgetter(0), found))  # NB: C-level
+        keys = [found[0][0]] if one_key else list(map(itemgetter(0), found))  # NB: C-level
         if not txn.lock_row(keyed.space, keys, lock_mode):
             return write(sess, ctx, found)
         with txn.fresh_snapshot():
