@@ -53,7 +53,7 @@ from .catalog.model import CatalogSnapshot, Sequence
 from .context import ExecContext
 from .cursors import close_at_txn_end, materialize_held
 from .ddl.oncommitrun import before_commit
-from .dml import deferred
+from .dml import deferred, deferstate
 from .errpos import locate_literal, semicolon_after
 from .expr import usertypes
 from .expr.casts import cast_function
@@ -1051,7 +1051,7 @@ class SQLSession:
         """Commits the open transaction (if any) and leaves the transaction block."""
         if self.cursors and self.txn is not None:
             materialize_held(self)
-        if self.txn is not None and deferred.pending(self):
+        if self.txn is not None and deferstate.ANY and deferred.pending(self):
             try:  # DEFERRABLE INITIALLY DEFERRED foreign keys: checked now (23503 rolls back)
                 deferred.check_at_commit(self)
             except BaseException:

@@ -44,7 +44,8 @@ _STATE: weakref.WeakKeyDictionary[Any, Deferred] = weakref.WeakKeyDictionary()
 # NB: `_STATE.data` (its dict of weak references) tells "no session has state" with no
 # Python call: `len` of a WeakKeyDictionary is one (every commit asked twice). A dict
 # not empty yet (a dead session's entry still pending removal) only sends to the lookup.
-_ANY: dict[Any, Deferred] = _STATE.data  # type: ignore[attr-defined]  # NB: not in typeshed
+# Public: COMMIT (`SQLSession.commit_txn`) tests it before calling `pending`.
+ANY: dict[Any, Deferred] = _STATE.data  # type: ignore[attr-defined]  # NB: not in typeshed
 
 
 @overload
@@ -160,7 +161,7 @@ def defer_exclusion(s: SQLSession, con: Constraint, keys: list[bytes]) -> None:
 
 def pending(s: SQLSession) -> bool:
     """Tells whether checks wait for COMMIT."""
-    st = _STATE.get(s) if _ANY else None  # NB: the common case skips the weak lookup
+    st = _STATE.get(s) if ANY else None  # NB: the common case skips the weak lookup
     return st is not None and bool(st.children or st.parents or st.triggers or st.uniques
                                    or st.exclusions)
 
@@ -171,7 +172,7 @@ def refuse_pending(s: SQLSession, cat: CatalogSnapshot, table: Table, verb: str)
     table for rows written, on the referenced one for keys that went away) or a deferred
     constraint trigger's, or a deferred UNIQUE's recheck, an event there only when a write
     met a possible duplicate (`unique_events`)."""
-    st = _STATE.get(s) if _ANY else None
+    st = _STATE.get(s) if ANY else None
     if st is None or not (st.children or st.parents or st.triggers or st.unique_events):
         return
     fks = {c.oid: c for c in cat.constraints if c.kind == "f"}
@@ -186,5 +187,5 @@ def refuse_pending(s: SQLSession, cat: CatalogSnapshot, table: Table, verb: str)
 
 def forget(s: SQLSession) -> None:
     """Drops the transaction's modes and checks (it ended)."""
-    if _ANY:
+    if ANY:
         _STATE.pop(s, None)
