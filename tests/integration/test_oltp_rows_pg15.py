@@ -99,3 +99,37 @@ def test_keyed_updates_of_constrained_tables_match_pg15(pg15, module_server):
     # a keyed UPDATE of one row of a table with a unique index, referenced or referencing
     # rows, a CHECK, a primary key set, a partitioned table: each keeps its general steps
     assert_same_outcomes(pg15, module_server, "oltp_keyed", KEYED)
+
+
+TRIGGERED = """
+create table tt (id int primary key, v int);
+create table th (x int);
+insert into tt values (1, 0);
+prepare tu(int, int) as update tt set v = v + $1 where id = $2;
+prepare ti(int) as insert into th values ($1);
+execute tu(1, 1);
+execute ti(1);
+create function tf() returns trigger language plpgsql as $$ begin new.v := new.v + 100; return new; end $$;
+create function tg() returns trigger language plpgsql as $$ begin new.x := -new.x; return new; end $$;
+create trigger tu_t before update on tt for each row execute function tf();
+create trigger ti_t before insert on th for each row execute function tg();
+execute tu(1, 1);
+execute ti(2);
+begin;
+drop trigger tu_t on tt;
+drop trigger ti_t on th;
+execute tu(1, 1);
+execute ti(3);
+commit;
+execute tu(1, 1);
+execute ti(4);
+select * from tt;
+select * from th order by x;
+"""
+
+
+def test_prepared_one_row_writes_follow_triggers_made_after_them_pg15(pg15, module_server):
+    # a prepared keyed UPDATE and one-row INSERT (their one-row ways: no trigger) meet a
+    # trigger created after their first runs, which fires on the next, and its drop
+    # inside a block (the block's own catalog), seen there and after the commit
+    assert_same_outcomes(pg15, module_server, "oltp_triggered", TRIGGERED)
