@@ -48,6 +48,7 @@ from ..errors import (
 from ..pgtypes.coded import values as column_values
 from ..pgwire.backend import Column, Prepared, Result
 from ..txn.api import RetryStatement
+from ..txn.transaction import Transaction
 from . import batchexec, literalrows, nonstdstrings, prepstmts
 from .catalog.model import CatalogSnapshot, Sequence
 from .context import ExecContext
@@ -1071,7 +1072,9 @@ class SQLSession:
         if txn is None:
             self._deliver(notifies)
             return
-        ws = txn.ws if txn.has_writes else None  # automatic ANALYZE (`note_writes`)
+        # NB: automatic ANALYZE counts the write set (`note_writes`); read without the
+        # has_writes property and WriteSet.__bool__ (two Python calls per commit)
+        ws = txn.ws if type(txn) is Transaction else None
         changed = self.store.changes_of(txn, self.db.oid) if ddl else None
         if analyzed and (changed is not None or not ddl):  # NB: plans made without the stats
             changed = analyzed if changed is None else changed | analyzed
@@ -1084,7 +1087,7 @@ class SQLSession:
             raise
         if ddl or analyzed:
             self.store.bump(cts, changed)  # NB: with several query engines, returns once they know
-        if ws is not None:
+        if ws is not None and (ws.spaces or ws.runs):
             self.engine.autoanalyze.note_writes(self.db.oid, ws)
         if notifies:
             self._deliver(notifies)
