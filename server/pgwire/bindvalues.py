@@ -5,7 +5,8 @@ with the same parameter types and formats. `extended._bind_fast` read each value
 loop (length word, slice, decoder call, append); here the loop is unrolled once per
 layout into straight-line code, and binary int2/int4/int8/float8 values are read in
 place with `struct`, without a slice or a call; a text integer of a few ASCII digits
-(pgbench's keys) is `int()` in place, without the decoder's call. Any surprise (a length that does not
+(pgbench's keys), or a minus sign and fewer digits (pgbench's deltas), is `int()` in place,
+without the decoder's call (three Python calls). Any surprise (a length that does not
 fit the type, a value the decoder refuses, a message too short) returns None, and the
 caller takes the full path, which says what is wrong as PostgreSQL does.
 
@@ -31,8 +32,12 @@ True
 >>> read = values_reader([T.INT4], (0,))
 >>> read(b"\\0\\0\\0\\x03042", 0, [None])  # digits: no decoder
 ([42], 7)
->>> read(b"\\0\\0\\0\\x02-4", 0, [lambda b: int(b) * 10])  # a sign: the decoder's
-([-40], 6)
+>>> read(b"\\0\\0\\0\\x02-4", 0, [lambda b: int(b) * 10])  # a minus sign: in place too
+([-4], 6)
+>>> read(b"\\0\\0\\0\\x02+4", 0, [lambda b: int(b) * 10])  # anything else: the decoder's
+([40], 6)
+>>> read(b"\\0\\0\\0\\x01-", 0, [lambda b: "bad"])
+(['bad'], 5)
 """
 
 from __future__ import annotations
@@ -47,8 +52,9 @@ MAX_UNROLLED = 256  # more parameters (a long IN list): the caller's loop, not a
 MAX_FORMS = 512  # forms kept for the process (each a small function)
 _IN_PLACE = {T.INT2: "!h", T.INT4: "!i", T.INT8: "!q", T.FLOAT8: "!d"}  # binary: as `_fixed`
 # text integer types -> the most digits that cannot leave the type's range: so many ASCII
-# digits are the number (`int` of them); anything else (a sign, blanks, more digits) goes to
-# the type's decoder
+# digits, or a minus sign and fewer, are the number (`int` of them, as the type's input
+# function reads them); anything else (a plus sign, blanks, more digits) goes to the
+# type's decoder
 PLAIN_DIGITS = {T.INT2: 4, T.INT4: 9, T.INT8: 18}
 
 Decoders = Sequence[Callable[[bytes], Any] | None]
@@ -84,7 +90,8 @@ def _make(form: tuple[str, ...]) -> Reader:
         if how.startswith("digits"):
             lines.append(f"    elif 0 <= n <= {how[6:]} and pos + n <= size:\n"
                          f"        v{i} = p[pos:pos + n]\n"
-                         f"        v{i} = int(v{i}) if v{i}.isdigit() else d[{i}](v{i})\n"
+                         f"        v{i} = int(v{i}) if v{i}.isdigit() or (v{i}[:1] == b'-'"
+                         f" and v{i}[1:].isdigit()) else d[{i}](v{i})\n"
                          f"        pos += n")
             how = ""  # NB: a longer one: the decoder
         if how:

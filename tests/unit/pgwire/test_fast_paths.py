@@ -15,6 +15,8 @@ import struct
 
 import pytest
 
+from cumulo.server.errors import SQLError
+from cumulo.server.pgtypes.text import text_decoder
 from cumulo.server.pgwire import bindvalues
 from cumulo.server.pgwire.protocol import Connection
 from cumulo.server.sql.engine import SQLEngine
@@ -435,6 +437,29 @@ def test_text_integer_keys_answer_as_the_types_input_function(conn, oid):
     for bad in (b"1_0", "١".encode(), b"", b"1.0"):
         assert bind_exec(conn, "s1", bad)[0].startswith("E ERROR 22P02"), bad
     assert bind_exec(conn, "s1", b"1")[1] == "D 10"
+
+
+@pytest.mark.parametrize("oid", [21, INT4, 20])
+def test_text_integers_with_a_minus_sign_read_as_the_types_input_function(oid):
+    """A Bind's text integer read in place (`bindvalues`: a minus sign and digits, pgbench's
+    deltas) is the value the type's input function gives; anything else that looks alike
+    goes to it and fails or reads as it says."""
+    read = bindvalues.values_reader([oid], (0,))
+    parse = text_decoder(oid, None)
+    texts = [b"-1", b"-0", b"-007", b"-99", b"-", b"--1", b"-1a", b"- 1", b"-+1", b"-1 ",
+             "-\u0661".encode(), b"-32768", b"-32769", b"-2147483648", b"-2147483649",
+             b"-" + b"9" * 17, b"-9223372036854775808", b"-9223372036854775809"]
+    for text in texts:
+        frame = struct.pack("!i", len(text)) + text
+        try:
+            want: object = ([parse(text.decode())], len(frame))
+        except SQLError as e:
+            want = e.sqlstate
+        try:
+            got: object = read(frame, 0, [lambda b: parse(b.decode())])
+        except SQLError as e:
+            got = e.sqlstate
+        assert got == want, text
 
 
 def test_a_search_path_set_to_its_own_value_keeps_binding(conn):
