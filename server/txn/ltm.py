@@ -820,10 +820,11 @@ class LocalTxnManager(SerializableMixin):
         PostgreSQL's synchronous_commit = off), then apply, publish and release (see the
         module doc)."""
         txn.done = True
-        if not txn.ws:
+        ws = txn.ws
+        if not (any(ws.spaces.values()) or any(ws.runs.values())):  # NB: `not ws`, no call
             with self._active_lock:
                 self.stats["read_only_commits"] += 1
-                if not txn.locked and not txn.ws.spaces and not txn.validated:
+                if not txn.locked and not ws.spaces and not txn.validated:
                     # NB: nothing to release or settle (a plain read-only transaction)
                     self._active.pop(txn.tid, None)
                     self._ser_active.discard(txn.tid)
@@ -835,7 +836,7 @@ class LocalTxnManager(SerializableMixin):
                 self.stats["aborts"] += 1
             self._end(txn, None)
             raise SerializationFailure(_LOCKS_LOST)
-        writes, spaces = txn.ws.for_commit()
+        writes, spaces = ws.for_commit()
         if txn.reads is not None:  # SERIALIZABLE: validate after taking the commit ts
             cts = self._next_ts()
             why = txn.doomed or self._validate(txn, cts)
