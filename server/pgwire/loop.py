@@ -224,8 +224,10 @@ class LoopServer:
         connections (pgbench's threads) wakes once for several replies, and the send
         system calls, each waking a client, no longer interleave with statement work."""
         box, self.outbox = self.outbox, []
-        for h in box:
-            h._flush_reply()
+        for h in box:  # NB: each one's `_flush_reply`, inline: a Python call fewer per reply
+            data, h.reply = h.reply, b""
+            if data and not h.told and not h.lost:
+                h.transport.write(data)
 
     async def close(self, grace: float = 3.0, smart: bool = False) -> None:
         """Stops accepting and ends every session.
@@ -392,7 +394,7 @@ class PgProtocol(asyncio.Protocol):
                 if self.server.sessions > self.server.max_connections:
                     out = fatal_bytes(TooManyConnections("sorry, too many clients already"))
                     conn.close()
-            if conn.session is not None and self._hooked is not conn.session:
+            if self._hooked is not conn.session and conn.session is not None:  # NB: once
                 self._hook(conn.session)
             if self.self_terminated and not conn.closed:
                 out = fatal_bytes(AdminShutdown(SHUTDOWN_MESSAGE))
@@ -438,11 +440,11 @@ class PgProtocol(asyncio.Protocol):
         if session.inbox:
             self.notified()  # a NOTIFY that arrived while we were busy
         if conn.ready_status != "I":  # NB: what `_ready` just read: no call
-            # NB: no call for the usual value (the default, 0)
             value = session.setting_values.get("idle_in_transaction_session_timeout")
-            ms = 0 if value == "0" else setting_ms(value)
-            if ms > 0:
-                self._idle_timer = self.loop.call_later(ms / 1000.0, self._idle_expired)
+            if value != "0":  # NB: the default: nothing more per round trip in a block
+                ms = setting_ms(value)
+                if ms > 0:
+                    self._idle_timer = self.loop.call_later(ms / 1000.0, self._idle_expired)
 
     def _hook(self, session: Session) -> None:
         """Connects a new session's hooks to this connection."""
