@@ -62,7 +62,6 @@ import time
 from collections import defaultdict
 from typing import Any
 
-from ..txn.transaction import Transaction
 from ..txn.writeset import WriteSet
 from ..waits import Lock
 from .catalog import statstore
@@ -93,14 +92,6 @@ def replans(before: int | None, after: int) -> bool:
         return True
     lo, hi = sorted((max(before, 1), max(after, 1)))
     return hi >= REPLAN * lo
-
-
-def write_counts(txn: Any) -> dict[int, int]:
-    """Rows written (inserted, updated or deleted) per KiVi space by a transaction not yet
-    committed; {} for a transaction that keeps no write set here (a read-only one)."""
-    if not isinstance(txn, Transaction):  # NB: the embedded and cluster managers' both are
-        return {}
-    return txn.ws.counts()
 
 
 class AutoAnalyze:
