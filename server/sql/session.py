@@ -871,7 +871,7 @@ class SQLSession:
         lt = values["lock_timeout"]
         if lt != "0" or txn.lock_timeout is not None:
             txn.lock_timeout = duration_ms(lt) / 1000.0 or None  # NB: read by the LTM's waits
-        token = txn.savepoint()
+        token = (len(txn.ws.undo), len(txn.locked))  # NB: `txn.savepoint()`, inline
         timed = values["statement_timeout"] != "0" and self._arm_timeout()
         try:
             try:

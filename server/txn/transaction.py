@@ -540,7 +540,8 @@ class Transaction:
 
     def savepoint(self) -> tuple[int, int]:
         """Returns a token for the current write-set state and row locks (`WriteSet.savepoint`
-        inline: each UPDATE takes two)."""
+        inline). Each statement's savepoint and a READ COMMITTED UPDATE's build this pair
+        themselves (`SQLSession.execute_stmt`, `dml.update`): no call per statement."""
         return len(self.ws.undo), len(self.locked)
 
     def rollback_to(self, token: Any, keep_locks: bool = False) -> None:
