@@ -66,7 +66,7 @@ from .notify import notifier, queue
 from .parse import PlanCache, normalize, split_statements, strip_leading_comments
 from .plan.deps import plan_deps
 from .plan.pointread import constant_row
-from .prepstmts import CUSTOM_PLANS_FIRST, PreparedStatements
+from .prepstmts import PreparedStatements, count_execution
 from .prepstmts import now as prepare_time
 from .privileges.check import check_sequence
 from .settings import SERVER, Settings, duration_ms, published, startup_settings
@@ -571,16 +571,14 @@ class SQLSession:
 
     def sync(self) -> str:
         """Ends an extended-protocol implicit transaction; returns `transaction_status` after
-        it (pgwire's ReadyForQuery: the property's call saved per round trip)."""
+        it (what pgwire's ReadyForQuery reports)."""
         self.running = False
         if not self.in_block:
             if self.txn is not None:
                 self.commit_txn()
             else:
                 self.settings.commit_sets()
-        if self.failed:
-            return "E"
-        return "T" if self.in_block else "I"
+        return self.transaction_status
 
     def _started(self, sql: str) -> None:
         """Records a statement's start for pg_stat_activity; ends a terminated session."""
@@ -595,23 +593,10 @@ class SQLSession:
     def _prepared_started(self, prepared: Prepared) -> float | None:
         """`_started`, `count_execution` and log_statement's `oplog.started` of a prepared
         statement at its Execute (`execute`, `read_point`). Returns what `oplog.finished`
-        takes. NB: the three inline, as each of a TPC-B transaction's 7 round trips runs them."""
-        if self.terminated:  # `_started`
-            raise _terminated()
-        settings = self.settings
-        if settings.generation != SERVER.generation:
-            settings.refresh()
-        self.running = True
-        sql = self.last_query = prepared.sql
-        self.query_start = self.state_change = time.time()
-        if prepared.param_oids and prepared.custom_plans < CUSTOM_PLANS_FIRST:  # count_execution
-            prepared.custom_plans += 1
-        else:
-            prepared.generic_plans += 1
-        values = settings.values
-        if values["log_statement"] == "none" and values["log_min_duration_statement"] == "-1":
-            return None  # NB: `oplog.started`'s answer when nothing is logged
-        return oplog.started(values, sql, extended=True)
+        takes."""
+        self._started(prepared.sql)
+        count_execution(prepared)
+        return oplog.started(self.settings.values, prepared.sql, extended=True)
 
     def connected_from(self, addr: str | None, port: int | None = None) -> None:
         """pgwire tells the session its client's address and port (pg_stat_activity)."""
@@ -844,11 +829,7 @@ class SQLSession:
         if self.failed and not stmt.allowed_when_failed:
             self._statements_run += 1
             raise _in_failed()
-        self._statements_run += 1  # NB: `_statement_begins`, inline
-        if not self._reset_by_pgwire and self._cancel.up:
-            self._cancel.clear()
-        if self._timer is not None:
-            self._disarm()
+        self._statement_begins()
         if stmt.no_block and (self.in_block or self.txn is not None):
             raise ActiveSQLTransaction(f"{stmt.tag} cannot run inside a transaction block")
         if not stmt.in_txn:

@@ -211,8 +211,7 @@ class LocalTxnManager(SerializableMixin):
                 iso = "read committed"
             else:
                 raise InvalidParameterValue(f"unknown isolation level {isolation!r}")
-        # NB: `new_tid`, inline (one call fewer per transaction)
-        return Transaction(self, self._tid_base | next(self._ids), iso, read_only, session)
+        return Transaction(self, self.new_tid(), iso, read_only, session)
 
     def new_tid(self) -> int:
         """A transaction id no other transaction of this LTM has (nor any other LTM's)."""
@@ -821,7 +820,7 @@ class LocalTxnManager(SerializableMixin):
         module doc)."""
         txn.done = True
         ws = txn.ws
-        if not (any(ws.spaces.values()) or any(ws.runs.values())):  # NB: `not ws`, no call
+        if not ws:
             with self._active_lock:
                 self.stats["read_only_commits"] += 1
                 if not txn.locked and not ws.spaces and not txn.validated:
@@ -900,16 +899,7 @@ class LocalTxnManager(SerializableMixin):
             raise StatementCompletionUnknown(
                 f"commit {cts} is durable but could not be applied yet: {exc}"
             ) from exc
-        try:  # NB: `_finish_txn`, inline (one call fewer per commit)
-            if self._local_snapshots:  # NB: and `_finished`'s direct way (a call fewer)
-                with self._snap_lock:
-                    if self.snapshots.finish((cts,)) and (self._session_waiting
-                                                          or self._commit_waiting):
-                        self._snap_cond.notify_all()  # NB: only with a waiter (`_finished`)
-            else:
-                self._finished((cts,), readable=True)
-        finally:
-            self._end(txn, cts)
+        self._finish_txn(txn, cts, committed=True)
 
     def _await_snapshot(self, cts: int) -> None:
         """Holds an acknowledgement until the snapshot reaches cts.

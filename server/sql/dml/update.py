@@ -302,6 +302,15 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
     # table's router); 2 its `prepare_rows` and one `put` (`TableWriter.puts_one`)
     last: list[tuple[Any, TableWriter | None, int]] = [(None, None, 0)]
 
+    def new_row(r: tuple[Any, ...], old: tuple[Any, ...], ctx: Any) -> list[Any]:
+        """The row an UPDATE writes for found row `r` (its table row `old`): SET's values."""
+        new = list(old)
+        for pos, idx in computed:
+            new[pos] = r[idx]
+        for pos, fn in simple:
+            new[pos] = fn(old, ctx)
+        return new
+
     def write(sess: SQLSession, ctx: Any, found: list[tuple[Any, ...]]) -> Result:
         cat = ctx.catalog
         seen_cat, writer, way = last[0]
@@ -313,11 +322,7 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
         if way and len(found) == 1:
             r = found[0]
             old = r[1:dense]
-            new = list(old)
-            for pos, idx in computed:
-                new[pos] = r[idx]
-            for pos, fn in simple:
-                new[pos] = fn(old, ctx)
+            new = new_row(r, old, ctx)
             if way == 2:
                 sess.txn.put(writer.space, [(r[0], writer.prepare_rows(sess, [new], kept, kept)[0])])
             else:
@@ -351,12 +356,7 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
                 keys.append(r[0])
                 olds.append(old)
                 if is_update:
-                    new = list(old)
-                    for pos, idx in computed:
-                        new[pos] = r[idx]
-                    for pos, fn in simple:
-                        new[pos] = fn(old, ctx)
-                    news.append(new)
+                    news.append(new_row(r, old, ctx))
             xmins: list[int | None] = [None] * len(keys)
             if is_update:
                 rows = writer.update_rows(sess, keys, olds, news, kept)

@@ -153,45 +153,31 @@ def checker(tree: exp.Expression) -> Callable[[SQLSession], None] | None:
     wanted = needs(tree)
     if not wanted:
         return None
-    return _checker(wanted)[1]
-
-
-def _checker(wanted: list[Need]) -> tuple[list[tuple[int, str | None, str | None, str | None]],
-                                          Callable[[SQLSession], None]]:
-    """`checker`'s check of `wanted`, with the one-item list of what it last passed for
-    (which `guard`'s run reads and sets too)."""
     # the (catalog version, role, session user, definer) the last check passed for: a GRANT or
     # REVOKE commits a new catalog version, so the next run checks again
     passed: list[tuple[int, str | None, str | None, str | None]] = [(-1, None, None, None)]
 
     def check(s: SQLSession) -> None:
         values = s.settings.values
-        # NB: `s.catalog_version()`, inline (each statement's run asks it)
-        key = (-1 if s.txn_catalog is not None else s.store.version, values.get("role"),
-               values.get("session_authorization"), definer())
+        key = (s.catalog_version(), values.get("role"), values.get("session_authorization"),
+               definer())
         if key != passed[0] or key[0] < 0:  # NB: -1: uncommitted DDL, no version to trust
             check_needs(s, wanted)
             passed[0] = key
 
-    return passed, check
+    return check
 
 
 def guard(stmt: Stmt, tree: exp.Expression) -> Stmt:
     """Makes `stmt` check its privileges before each run (a no-op for statements naming none)."""
-    wanted = needs(tree)
-    if not wanted:
+    check = checker(tree)
+    if check is None:
         return stmt
-    passed, check = _checker(wanted)
     stmt.check = check
     inner: Callable[[SQLSession, list[Any]], Result] = stmt.run
 
     def run(s: SQLSession, params: list[Any]) -> Result:
-        values = s.settings.values  # NB: `check`'s steps, inline: two Python calls fewer
-        key = (-1 if s.txn_catalog is not None else s.store.version, values.get("role"),
-               values.get("session_authorization"), definer())
-        if key != passed[0] or key[0] < 0:
-            check_needs(s, wanted)
-            passed[0] = key
+        check(s)
         return inner(s, params)
 
     stmt.run = run
