@@ -80,29 +80,40 @@ def values_reader(oids: Sequence[int], fmts: Sequence[int]) -> Reader:
 
 def _make(form: tuple[str, ...]) -> Reader:
     """Compiles the straight-line reader of one form ("" for a decoder call, `digitsN` for
-    a text integer of at most N digits, else the `struct` format of a value read in place)."""
-    env: dict[str, Any] = {"_len": struct.Struct("!i").unpack_from}
-    lines = ["def read(p, pos, d):", "    size = len(p)"]
+    a text integer of at most N digits, else the `struct` format of a value read in place).
+
+    Each value's length is read unsigned, so that one comparison (`n <= N`, `n == size`)
+    takes the usual value and leaves NULL (-1: 0xFFFFFFFF) and the lengths no Bind may
+    have (other negatives: 2**31 and up) to the tests after it; a value that runs past the
+    message is found once, at the end (the position past the message: its slice was short,
+    a `struct` read past the end raises)."""
+    env: dict[str, Any] = {"_len": struct.Struct("!I").unpack_from}
+    lines = ["def read(p, pos, d):"]
     for i, how in enumerate(form):
-        lines.append("    n = _len(p, pos)[0]")
+        lines.append("    (n,) = _len(p, pos)")
         lines.append("    pos += 4")
-        lines.append(f"    if n == -1:\n        v{i} = None")
         if how.startswith("digits"):
-            lines.append(f"    elif 0 <= n <= {how[6:]} and pos + n <= size:\n"
+            lines.append(f"    if n <= {how[6:]}:\n"
                          f"        v{i} = p[pos:pos + n]\n"
+                         f"        pos += n\n"
                          f"        v{i} = int(v{i}) if v{i}.isdigit() or (v{i}[:1] == b'-'"
-                         f" and v{i}[1:].isdigit()) else d[{i}](v{i})\n"
-                         f"        pos += n")
+                         f" and v{i}[1:].isdigit()) else d[{i}](v{i})")
+            lines.append(f"    elif n == 4294967295:\n        v{i} = None")
             how = ""  # NB: a longer one: the decoder
-        if how:
+            lines.append(f"    elif n < 2147483648:\n"
+                         f"        v{i} = d[{i}](p[pos:pos + n])\n        pos += n")
+        elif how:
             st = struct.Struct(how)
             env[f"_s{i}"] = st.unpack_from
-            lines.append(f"    elif n == {st.size}:\n        v{i} = _s{i}(p, pos)[0]\n"
+            lines.append(f"    if n == {st.size}:\n        (v{i},) = _s{i}(p, pos)\n"
                          f"        pos += {st.size}")
+            lines.append(f"    elif n == 4294967295:\n        v{i} = None")
         else:
-            lines.append(f"    elif 0 <= n and pos + n <= size:\n"
+            lines.append(f"    if n < 2147483648:\n"
                          f"        v{i} = d[{i}](p[pos:pos + n])\n        pos += n")
+            lines.append(f"    elif n == 4294967295:\n        v{i} = None")
         lines.append("    else:\n        return None")
+    lines.append("    if pos > len(p):\n        return None")
     lines.append(f"    return [{', '.join(f'v{i}' for i in range(len(form)))}], pos")
     code = compile("\n".join(lines) + "\n", "<bind values>", "exec")
     exec(code, env)  # noqa: S102 - the source is made above from struct formats only

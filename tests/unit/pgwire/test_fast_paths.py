@@ -14,6 +14,8 @@ import doctest
 import struct
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cumulo.server.errors import SQLError
 from cumulo.server.pgtypes.text import text_decoder
@@ -537,6 +539,81 @@ def test_an_executemany_run_answers_as_message_by_message(conn):
         assert _one_by_one(conn, [*msgs, W.SYNC]) == together
         assert W.summarize(conn.feed(W.query("SELECT count(*), sum(bal) FROM acc"))) == first
         run(conn, W.query("DELETE FROM acc WHERE aid > 5"))
+
+
+_FORMS = [(INT4, 0), (20, 0), (21, 0), (INT4, 1), (20, 1), (701, 1), (25, 0), (25, 1), (17, 1)]
+
+
+def _reference(payload: bytes, pos: int, decoders: list) -> tuple[list, int] | None:
+    """Bind's values read one by one, as the full path reads them (signed lengths, each
+    checked against the message), or None where it would refuse them."""
+    out = []
+    for dec in decoders:
+        if pos + 4 > len(payload):
+            return None
+        (n,) = struct.unpack_from("!i", payload, pos)
+        pos += 4
+        if n == -1:
+            out.append(None)
+            continue
+        if n < 0 or pos + n > len(payload):
+            return None
+        out.append(dec(payload[pos:pos + n]))
+        pos += n
+    return out, pos
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(_FORMS),
+                          st.one_of(st.none(), st.binary(max_size=12),
+                                    st.integers(-10**12, 10**12).map(lambda i: str(i).encode()))),
+                min_size=1, max_size=5),
+       st.binary(max_size=3), st.integers(0, 40), st.sampled_from(["keep", "cut", "length"]))
+def test_unrolled_values_read_as_one_by_one(values, tail, at, how):
+    """`bindvalues`' reader of a layout gives what reading the values one by one with the
+    statement's decoders gives (digits read in place included), or None (or an exception:
+    the caller's full path then says what is wrong) where that refuses the message: NULLs,
+    values of every length, messages cut short and lengths changed to others (negative,
+    past the end, the other values' sizes)."""
+    oids = [f[0] for f, _ in values]
+    fmts = tuple(f[1] for f, _ in values)
+    decoders = []
+    for oid, fmt in zip(oids, fmts, strict=True):
+        if fmt == 1:
+            size = {INT4: 4, 20: 8, 701: 8}.get(oid)
+            code = {INT4: "!i", 20: "!q", 701: "!d"}.get(oid)
+
+            def dec(b, size=size, code=code):
+                if size is None:
+                    return bytes(b)
+                if len(b) != size:
+                    raise SQLError("bad binary", sqlstate="22P03")
+                return struct.unpack(code, b)[0]
+        else:
+            parse = text_decoder(oid, None)
+
+            def dec(b, parse=parse):
+                return parse(b.decode())
+        decoders.append(dec)
+    payload = b"".join(struct.pack("!i", -1) if v is None else struct.pack("!i", len(v)) + v
+                       for _, v in values) + tail
+    if how == "cut":
+        payload = payload[:at]
+    elif how == "length" and at + 4 <= len(payload):
+        payload = payload[:at] + struct.pack("!i", (at * 7919) % 40 - 20) + payload[at + 4:]
+    read = bindvalues.values_reader(oids, fmts)
+
+    def outcome(fn):
+        try:
+            return fn(payload, 0, decoders)
+        except Exception as e:  # noqa: BLE001 - the caller takes the full path on any
+            return type(e)
+
+    want, got = outcome(_reference), outcome(read)
+    if isinstance(want, tuple):
+        assert got == want
+    else:  # the full path refuses it (None) or the type's input does (its error)
+        assert not isinstance(got, tuple), (payload, got)
 
 
 def test_bind_values_doctests():
