@@ -52,10 +52,10 @@ class Prepared:
     param_oids: list[int]
     columns: list[Column] | None
     handle: Any = None
-    # pg_prepared_statements: when Parse/PREPARE ran, and the plans its executions used
+    # pg_prepared_statements: when Parse/PREPARE ran, and how often it ran (the SQL layer
+    # tells which plans those executions used: `prepstmts.plans`)
     prepared_at: Any = None
-    generic_plans: int = 0
-    custom_plans: int = 0
+    executions: int = 0
     # the SQL layer's rows of literals a statement without parameters binds itself: a plan
     # cached by the statement's shape then serves any row count and values (literal INSERTs)
     literals: Any = None

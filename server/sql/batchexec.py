@@ -40,7 +40,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import QueryCanceled, SQLError
 from ..pgwire.backend import Prepared, Result
-from .prepstmts import count_execution
 
 if TYPE_CHECKING:
     from .session import SQLSession
@@ -98,8 +97,7 @@ def execute_many(s: SQLSession, prepared: Prepared, seq: list[list[Any]]
     except Exception as e:  # a bug: reported as the row path reports one
         s.on_error(e)
         return results, e
-    for _ in rest:
-        count_execution(prepared)
+    prepared.executions += len(rest)
     if many.returning is not None:
         cols = done.columns
         results.extend(Result("INSERT 0 1", cols, iter((row,)), done=False)

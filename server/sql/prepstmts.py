@@ -104,12 +104,12 @@ def protocol_view(s: Any, name: str) -> Prepared | None:
 def custom_plan_next(s: Any, name: str) -> bool:
     """Whether the next execution of PREPARE's `name` plans for its values (a custom plan,
     EXPLAIN showing them as constants) rather than generically (`$1`): plancache.c's
-    choice under plan_cache_mode, as `count_execution` counts it."""
+    choice under plan_cache_mode, as `plans` counts it."""
     p = s.prepared_info.meta.get(name)
     mode = s.settings.values.get("plan_cache_mode", "auto")
     if p is None or not p.param_oids or mode == "force_generic_plan":
         return False
-    return mode == "force_custom_plan" or p.custom_plans < CUSTOM_PLANS_FIRST
+    return mode == "force_custom_plan" or plans(p)[1] < CUSTOM_PLANS_FIRST
 
 
 def now() -> dt.datetime:
@@ -117,21 +117,21 @@ def now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
-def count_execution(p: Prepared) -> None:
-    """Counts one execution's plan as generic or custom.
+def plans(p: Prepared) -> tuple[int, int]:
+    """pg_prepared_statements' (generic_plans, custom_plans) of a statement that ran
+    `p.executions` times: plancache.c's choice under plan_cache_mode = auto, custom plans
+    for the first CUSTOM_PLANS_FIRST runs of a statement with parameters, then the generic
+    one. Derived, so that an execution costs a counter's increment (each Execute's).
 
-    >>> p = Prepared("select $1", [23], None)
-    >>> for _ in range(7): count_execution(p)
-    >>> (p.custom_plans, p.generic_plans)
-    (5, 2)
-    >>> q = Prepared("select 1", [], None)
-    >>> count_execution(q); (q.custom_plans, q.generic_plans)
-    (0, 1)
+    >>> p = Prepared("select $1", [23], None, executions=7)
+    >>> plans(p), plans(Prepared("select $1", [23], None, executions=3))
+    ((2, 5), (0, 3))
+    >>> plans(Prepared("select 1", [], None, executions=1))
+    (1, 0)
     """
-    if p.param_oids and p.custom_plans < CUSTOM_PLANS_FIRST:
-        p.custom_plans += 1
-    else:
-        p.generic_plans += 1
+    n = p.executions
+    custom = min(n, CUSTOM_PLANS_FIRST) if p.param_oids else 0
+    return n - custom, custom
 
 
 class PreparedStatements:
@@ -161,11 +161,12 @@ class PreparedStatements:
     def executed(self, name: str) -> None:
         p = self.meta.get(name)
         if p is not None:
-            count_execution(p)
+            p.executions += 1
 
-    def rows(self, sql_names: Any) -> list[tuple[str, Prepared, bool]]:
-        """(name, Prepared, from_sql) for every live statement; `sql_names` are PREPARE's."""
+    def rows(self, sql_names: Any) -> list[tuple[str, Prepared, bool, int, int]]:
+        """(name, Prepared, from_sql, generic plans, custom plans) for every live statement;
+        `sql_names` are PREPARE's."""
         out = [(n, p, True) for n in sql_names if (p := self.meta.get(n)) is not None]
         if self._protocol is not None:
             out += [(n, p, False) for n, p in self._protocol()]
-        return out
+        return [(n, p, from_sql, *plans(p)) for n, p, from_sql in out]

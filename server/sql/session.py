@@ -66,7 +66,7 @@ from .notify import notifier, queue
 from .parse import PlanCache, normalize, split_statements, strip_leading_comments
 from .plan.deps import plan_deps
 from .plan.pointread import constant_row
-from .prepstmts import PreparedStatements, count_execution
+from .prepstmts import PreparedStatements
 from .prepstmts import now as prepare_time
 from .privileges.check import check_sequence
 from .settings import SERVER, Settings, duration_ms, published, startup_settings
@@ -591,11 +591,11 @@ class SQLSession:
         self.query_start = self.state_change = time.time()
 
     def _prepared_started(self, prepared: Prepared) -> float | None:
-        """`_started`, `count_execution` and log_statement's `oplog.started` of a prepared
-        statement at its Execute (`execute`, `read_point`). Returns what `oplog.finished`
-        takes."""
+        """`_started`, the execution's count (pg_prepared_statements: `prepstmts.plans`)
+        and log_statement's `oplog.started` of a prepared statement at its Execute
+        (`execute`, `read_point`). Returns what `oplog.finished` takes."""
         self._started(prepared.sql)
-        count_execution(prepared)
+        prepared.executions += 1
         return oplog.started(self.settings.values, prepared.sql, extended=True)
 
     def connected_from(self, addr: str | None, port: int | None = None) -> None:

@@ -82,6 +82,10 @@ async def _asyncpg_rows(dsn: str) -> list[list[tuple]]:
         for i in range(7):  # five custom plans, then the generic one
             await st.fetchval(i)
         await conn.prepare("select 42")
+        await conn.execute("create temp table ps_many (a int)")
+        ins = await conn.prepare("insert into ps_many values ($1)")
+        await ins.executemany([(i,) for i in range(8)])  # NB: pipelined: held, one write
+        await ins.executemany([(i,) for i in range(3)])
         rows = await conn.fetch(VIEW)
         # NB: by text, not name: asyncpg numbers its statements per process, so which of
         # the two names sorts first changes when the count gains a digit (stmt_f, stmt_10)
@@ -97,6 +101,7 @@ def test_asyncpg_named_statements_match_pg15(pg15, cumulo_server):
     got = asyncio.run(_asyncpg_rows(cumulo_server.dsn()))
     assert got == want
     assert ("select $1::int8 * 2", False, ["bigint"], 2, 5, True) in want[0]
+    assert ("insert into ps_many values ($1)", False, ["integer"], 6, 5, True) in want[0]
 
 
 def _psycopg_failed_block(dsn: str) -> list[tuple]:

@@ -180,8 +180,8 @@ def pg_prepared_statements(ctx: Any) -> list[tuple[Any, ...]]:
     prepared, info = session.prepared_sql, session.prepared_info
     return [(name, p.sql, p.prepared_at,
              [RegOid(o, format_type(o, None) or str(o)) for o in p.param_oids],
-             from_sql, p.generic_plans, p.custom_plans)
-            for name, p, from_sql in info.rows(list(prepared))]
+             from_sql, generic, custom)
+            for name, p, from_sql, generic, custom in info.rows(list(prepared))]
 
 
 @pg_relation("pg_catalog", "pg_cursors")
