@@ -117,10 +117,26 @@ class Result:
     # the same rows as column batches ((columns, row count)), while no row was fetched
     # (a whole table's scan: `fetch_columns`); `rows` reads them too, once it starts
     column_batches: Iterator[tuple[list[Any], int]] | None = None
-    _count: int = field(default=0, repr=False)
+    _count: int = field(default=0, repr=False, init=False)
     # a column batch (its columns as values, its row count) an Execute with a row limit
     # took part of, and where the rows not taken yet begin
-    _left: tuple[list[Any], int, int] | None = field(default=None, repr=False)
+    _left: tuple[list[Any], int, int] | None = field(default=None, repr=False, init=False)
+
+    def __init__(self, tag: str, columns: list[Column] | None = None,
+                 rows: Iterator[tuple[Any, ...]] | None = None, copy_in: CopyIn | None = None,
+                 copy_out: CopyOut | None = None, empty: bool = False, done: bool = True,
+                 column_batches: Iterator[tuple[list[Any], int]] | None = None) -> None:
+        """The dataclass's own, written out without `_count` and `_left`: the class's
+        defaults stand until a fetch sets them (every statement makes a Result, and most,
+        UPDATE 1 or BEGIN, never fetch)."""
+        self.tag = tag
+        self.columns = columns
+        self.rows = rows
+        self.copy_in = copy_in
+        self.copy_out = copy_out
+        self.empty = empty
+        self.done = done
+        self.column_batches = column_batches
 
     def fetch_columns(self, limit: int = 0) -> tuple[list[Any], int] | None:
         """The next column batch of a result that has them and of which no row was fetched;
