@@ -152,22 +152,30 @@ class VersionStore(Freezing, Sampling):
             self._col.apply(ts, list(map(_head, writes)), list(map(_row_of, writes)))
         if isinstance(writes, list) and len(writes) > self.cache_limit:
             writes = self._apply_bulk(ts, writes)
-        keys, chains, cache, gc, cold = self._keys, self._chains, self._cache, self._gc, self._cold
+        keys, chains, gc = self._keys, self._chains, self._gc
         pos = self._pos if self._pos_keys is keys else None  # the point index (`_chain`)
+        cached = False  # some key went to the write cache (which may then need a merge)
         for key, row in writes:
-            i = -1 if pos is None else pos.get(key, -1)
-            if i < 0 or i >= len(keys) or keys[i] != key:
-                if i < 0 and pos is not None and self._pos_n == len(keys):
-                    # NB: missed by an index of every base position: not in the base
-                    i = len(keys) if not keys or key > keys[-1] else -1
-                else:
-                    i = bisect_left(keys, key)
-            if 0 <= i < len(keys) and keys[i] == key:
+            if pos is None:
+                i = bisect_left(keys, key)
+            else:
+                i = pos.get(key, -1)
+                if i < 0 or i >= len(keys) or keys[i] != key:
+                    if i < 0 and self._pos_n == len(keys):
+                        # NB: missed by an index of every base position: not in the base
+                        # (above it: its end; else past it, so that neither test below holds)
+                        i = len(keys) if not keys or key > keys[-1] else len(keys) + 1
+                    else:
+                        i = bisect_left(keys, key)
+            if i < len(keys) and keys[i] == key:
                 chain = chains[i]  # NB: `_add_version`'s usual case (a newer ts) inline
                 chains[i] = ((ts, row), *chain) if chain[0][0] < ts else _add_version(chain, ts, row)
                 if self._dirty is not None:
                     self._dirty.append(i)
-            elif i == len(keys) and not cache and (not (segs := cold.segs) or key > segs[-1].last):
+                gc.add(key)
+                continue
+            cache, cold = self._cache, self._cold
+            if i == len(keys) and not cache and (not (segs := cold.segs) or key > segs[-1].last):
                 # NB: above `cold.top` (inline: no property call). A freeze running meanwhile
                 # copies appended positions at its install
                 keys.append(key)
@@ -175,22 +183,22 @@ class VersionStore(Freezing, Sampling):
                 if row is None:
                     gc.add(key)
                 continue
-            else:
-                chain = cache.get(key)
-                if chain is None:
-                    # NB: `_warm`, inline (a cold key's first write: once per pgbench
-                    # TPC-B commit once its accounts were frozen)
-                    version = cold.kill(key) if cold.live_rows else None
-                    if version is None:
-                        cache[key] = ((ts, row),)
-                        if row is None:
-                            gc.add(key)
-                        continue
-                    chain = (version,)
-                cache[key] = ((ts, row), *chain) if chain[0][0] < ts else _add_version(chain, ts, row)
+            cached = True
+            chain = cache.get(key)
+            if chain is None:
+                # NB: `_warm`, inline (a cold key's first write: once per pgbench
+                # TPC-B commit once its accounts were frozen)
+                version = cold.kill(key) if cold.live_rows else None
+                if version is None:
+                    cache[key] = ((ts, row),)
+                    if row is None:
+                        gc.add(key)
+                    continue
+                chain = (version,)
+            cache[key] = ((ts, row), *chain) if chain[0][0] < ts else _add_version(chain, ts, row)
             gc.add(key)
         # A merge copies the base, so let the cache grow with it: amortised O(1) per key.
-        if len(cache) > self.cache_limit and len(cache) > len(keys) >> 6:
+        if cached and len(self._cache) > self.cache_limit and len(self._cache) > len(keys) >> 6:
             self.compact()
 
     def _apply_bulk(

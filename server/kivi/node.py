@@ -571,31 +571,41 @@ class KiviNode:
     def apply(self, req: Apply) -> Ack:
         """Applies a committed write set at req.ts (idempotent).
 
-        A bulk batch's (a COPY's) two version tuples per row are made with the cyclic
-        collector paused, and frozen, not walked (`bulkgc`)."""
-        if req.spaces and sum(len(sw.keys) for sw in req.spaces) >= BULK_APPLY:
-            with paused():
-                return self._apply(req)
+        A commit's few writes (an OLTP commit's) go to `_apply_whole` from here, under one
+        hold of the lock, else to `_route_writes`. A bulk batch's (a COPY's) two version
+        tuples per row are made with the cyclic collector paused, and frozen, not walked
+        (`bulkgc`)."""
+        if req.spaces:
+            if sum(len(sw.keys) for sw in req.spaces) >= BULK_APPLY:
+                with paused():
+                    return self._apply(req)
+        elif len(req.writes) <= SMALL_APPLY:
+            touch()  # as `get_rows`: once a commit, not once per region
+            with self._lock:
+                if not self._frozen and self._apply_whole(req):
+                    return _ACK
+                return self._route_writes(req)
         return self._apply(req)
 
     def _apply(self, req: Apply) -> Ack:
         touch()  # as `get_rows`: once a commit, not once per region
         with self._lock:
-            if not req.spaces and len(req.writes) <= SMALL_APPLY and not self._frozen \
-                    and self._apply_whole(req):
-                return _ACK
-            per_region: dict[int, tuple[Region, list[bytes], list[Row | None]]] = {}
-            for space, group in groupby(req.writes, _space_of):
-                ws = list(group)
-                self._route(space, list(map(_key_of, ws)), list(map(_row_of, ws)), per_region)
-            for sw in req.spaces:
-                self._route(sw.space, sw.keys, sw.rows, per_region)
-            for r, keys, rows in per_region.values():
-                store = r.store
-                if len(keys) > store.cache_limit:
-                    store.apply_lists(req.ts, keys, rows)
-                else:  # NB: what `apply_lists` does with so few keys, without its call
-                    store.apply(req.ts, list(zip(keys, rows, strict=True)))
+            return self._route_writes(req)
+
+    def _route_writes(self, req: Apply) -> Ack:
+        """Applies req's writes region by region (`_route`). Holds the lock."""
+        per_region: dict[int, tuple[Region, list[bytes], list[Row | None]]] = {}
+        for space, group in groupby(req.writes, _space_of):
+            ws = list(group)
+            self._route(space, list(map(_key_of, ws)), list(map(_row_of, ws)), per_region)
+        for sw in req.spaces:
+            self._route(sw.space, sw.keys, sw.rows, per_region)
+        for r, keys, rows in per_region.values():
+            store = r.store
+            if len(keys) > store.cache_limit:
+                store.apply_lists(req.ts, keys, rows)
+            else:  # NB: what `apply_lists` does with so few keys, without its call
+                store.apply(req.ts, list(zip(keys, rows, strict=True)))
         return Ack()
 
     def _apply_whole(self, req: Apply) -> bool:

@@ -398,17 +398,15 @@ class ConflictManager:
                 self._release(txn, space, ks, None)
         locks = self.locks
         general = bool(locks.shared or locks.exclusive or self.ser.prepared)
-        holds, commits, newest = self._holds, self._commits, self._newest
+        holds, commits, newest, spans = self._holds, self._commits, self._newest, self._spans
         for space, w in written.items():
-            if general or len(w) > BULK:
-                if w:
-                    self._release(txn, space, w.keys(), commit_ts)
-                continue
-            hs = holds.get(space)
-            if hs is None:
-                continue
-            if len(w) == 1:  # NB: the steps below for a space's one row (OLTP's usual case)
-                (k,) = w  # without the list, the loop and min/max
+            if len(w) == 1 and not general:
+                # NB: the steps below for a space's one row (OLTP's usual case) without the
+                # list, the loop and min/max
+                hs = holds.get(space)
+                if hs is None:
+                    continue
+                (k,) = w
                 if hs.get(k) == txn:
                     del hs[k]
                     if not hs:
@@ -423,12 +421,19 @@ class ConflictManager:
                 if last is None or commit_ts < newest[space]:
                     self._record(space, [k], commit_ts)
                     continue
-                covered = self._spans.get(space)
+                covered = spans.get(space)
                 if covered is not None and ((lo := covered.lo) is None or k < lo
                                             or k > covered.hi):  # type: ignore[operator]
                     covered.add(w.keys(), (k, k))  # NB: only for a key outside its range
                 last[k] = commit_ts
                 newest[space] = commit_ts
+                continue
+            if general or len(w) > BULK:
+                if w:
+                    self._release(txn, space, w.keys(), commit_ts)
+                continue
+            hs = holds.get(space)
+            if hs is None:
                 continue
             mine = []
             for k in w:
@@ -443,7 +448,7 @@ class ConflictManager:
             if last is None or commit_ts < newest[space]:
                 self._record(space, mine, commit_ts)
                 continue
-            covered = self._spans.get(space)  # NB: `_record`'s steps, inline
+            covered = spans.get(space)  # NB: `_record`'s steps, inline
             if covered is not None:
                 k = mine[0]
                 covered.add(mine, (k, k) if len(mine) == 1 else (min(mine), max(mine)))

@@ -106,8 +106,17 @@ def test_unknown_command_rejected():
 
 
 @pytest.mark.parametrize("seed", range(12))
-def test_against_model(seed: int):
-    """Random applies, reads, scans and collects agree with a dict-of-versions model."""
+@pytest.mark.parametrize("indexed", [False, True])
+def test_against_model(seed: int, indexed: bool, monkeypatch):
+    """Random applies, reads, scans and collects agree with a dict-of-versions model;
+    `indexed`: with the point index (`_chain`) taken at a few reads, which `apply` then
+    finds base keys by, and collected rows frozen (cold rows: a write warms them)."""
+    if indexed:
+        from cumulo.server.kivi import mvcc
+
+        monkeypatch.setattr(mvcc, "POINT_INDEX_MIN", 4)
+        monkeypatch.setattr(mvcc, "POINT_INDEX_STEP", 3)
+        monkeypatch.setattr(mvcc, "FREEZE_ROWS", True)
     rnd = random.Random(seed)
     store = VersionStore(cache_limit=rnd.choice([0, 3, 50]))
     model: dict[bytes, dict[int, tuple | None]] = {}
