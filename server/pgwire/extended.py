@@ -26,7 +26,10 @@ parameter formats, count) and the bytes after them (result formats) are looked u
 they are, in caches of the named statement that the full path fills once it has accepted
 the same bytes; anything
 unusual (an unknown layout, a bad value) goes down the full path, which makes every
-check in PostgreSQL's order and says what is wrong.
+check in PostgreSQL's order and says what is wrong. In front of those caches, the
+connection keeps the last head taken per portal and statement name (`_last_heads`: the
+names' bytes, then one `startswith`), forgotten whenever a name comes to mean another
+statement.
 
 An error sends ErrorResponse and then discards messages until Sync. Errors the
 session did not raise itself (bad parameters, unknown names) are reported to it
@@ -251,6 +254,13 @@ class ExtendedQuery:
         self._in_extended = False
         # unnamed Parses already accepted, by (text, declared types): see `_parse_again`
         self._unnamed: dict[tuple[str, tuple[int, ...]], Statement] = {}
+        # Bind's portal and statement names as bytes (up to the statement name's NUL) -> the
+        # last head `_fast_bound` took for them: (statement, head bytes, where the values
+        # begin, portal name, decoders, reader), so that a repeated Bind needs no head parse,
+        # name decode or statement lookup; emptied whenever `statements` changes
+        # (`_statements_changed`)
+        self._last_heads: dict[bytes, tuple[Statement, bytes, int, str, list[WireDecoder],
+                                            Reader | None]] = {}
 
     # hooks provided by Connection
     def _error(self, exc: BaseException, notify: bool = False) -> None: ...
@@ -272,8 +282,14 @@ class ExtendedQuery:
         self._notices()
         self._error(exc, notify=not session_raised or not isinstance(exc, SQLError))
 
+    def _statements_changed(self) -> None:
+        """A statement name now means another statement, or none: `_last_heads` forgets."""
+        if self._last_heads:
+            self._last_heads.clear()
+
     def _tz_changed(self) -> None:
         self._unnamed.clear()
+        self._last_heads.clear()  # NB: their decoders read TimeZone
         for stmt in self.statements.values():
             stmt.heads.clear()
             stmt.decoders.clear()
@@ -292,6 +308,7 @@ class ExtendedQuery:
             self._unnamed.clear()
         else:
             dropped = bool(name) and self.statements.pop(name, None) is not None
+        self._statements_changed()
         return dropped
 
     def _drop_portals(self) -> None:
@@ -331,6 +348,7 @@ class ExtendedQuery:
             self._fail(e, True)
             return
         stmt = self.statements[name] = Statement(name, prepared)
+        self._statements_changed()
         if not name and prepared.handle is not None:
             if len(self._unnamed) >= 64:
                 self._unnamed.clear()
@@ -351,7 +369,9 @@ class ExtendedQuery:
         if self.session.transaction_status == "E" or not self.session.still_valid(stmt.prepared):
             del self._unnamed[key]
             return False
-        self.statements[""] = stmt
+        if self.statements.get("") is not stmt:
+            self.statements[""] = stmt
+            self._statements_changed()
         self.out += M.PARSE_COMPLETE
         return True
 
@@ -387,20 +407,31 @@ class ExtendedQuery:
         the caller knows (`_bind_run`'s unnamed portal: 0)."""
         if e1 < 0:
             e1 = payload.find(0)
-        e2 = payload.find(0, e1 + 1) if e1 >= 0 else -1
-        if e2 < 0 or e2 + 3 > len(payload):
+        e2 = payload.find(0, e1 + 1)  # NB: -1 too when e1 is (no NUL at all)
+        if e2 < 0:
             return False
-        vpos = e2 + 5 + 2 * ((payload[e2 + 1] << 8) | payload[e2 + 2])
-        try:
-            stmt = self.statements.get(payload[e1 + 1 : e2].decode())
-        except UnicodeDecodeError:
-            return False
-        if stmt is None:
-            return False
-        hit = stmt.heads.get(payload[:vpos])
-        if hit is None:
-            return False
-        portal_name, decoders, read = hit
+        last = self._last_heads.get(payload[:e2])
+        if last is not None and payload.startswith(last[1]):
+            stmt, _, vpos, portal_name, decoders, read = last
+        else:
+            if e2 + 3 > len(payload):
+                return False
+            vpos = e2 + 5 + 2 * ((payload[e2 + 1] << 8) | payload[e2 + 2])
+            try:
+                named = self.statements.get(payload[e1 + 1 : e2].decode())
+            except UnicodeDecodeError:
+                return False
+            if named is None:
+                return False
+            stmt = named
+            hit = stmt.heads.get(payload[:vpos])
+            if hit is None:
+                return False
+            portal_name, decoders, read = hit
+            if len(self._last_heads) >= 64:
+                self._last_heads.clear()
+            self._last_heads[payload[:e2]] = (stmt, payload[:vpos], vpos, portal_name, decoders,
+                                              read)
         if portal_name and portal_name in self.portals:
             return False
         held = self._held
@@ -414,8 +445,6 @@ class ExtendedQuery:
             except Exception as e:
                 self._fail(e, True)
                 return True
-        params: list[Any] = []
-        pos = vpos
         if read is not None:  # NB: the usual layout: one straight-line function
             try:
                 got = read(payload, vpos, decoders)
@@ -424,21 +453,23 @@ class ExtendedQuery:
             if got is None:
                 return False
             params, pos = got
-        elif decoders:
-            size, unpack = len(payload), M.I32.unpack_from
-            try:
-                for dec in decoders:
-                    (n,) = unpack(payload, pos)
-                    pos += 4
-                    if n == -1:
-                        params.append(None)
-                        continue
-                    if n < 0 or pos + n > size:
-                        return False
-                    params.append(dec(payload[pos : pos + n]))
-                    pos += n
-            except Exception:  # NB: as above
-                return False
+        else:
+            params, pos = [], vpos
+            if decoders:
+                size, unpack = len(payload), M.I32.unpack_from
+                try:
+                    for dec in decoders:
+                        (n,) = unpack(payload, pos)
+                        pos += 4
+                        if n == -1:
+                            params.append(None)
+                            continue
+                        if n < 0 or pos + n > size:
+                            return False
+                        params.append(dec(payload[pos : pos + n]))
+                        pos += n
+                except Exception:  # NB: as above
+                    return False
         shape = stmt.tails.get(payload[pos:])
         if shape is None:
             return False
@@ -475,7 +506,7 @@ class ExtendedQuery:
                 return pos  # NB: nothing was bound: the caller's dispatch takes the full path
             if got is True:
                 return end  # NB: the Bind failed (its plan check): the caller skips to Sync
-            stmt, params, (encoders, row_desc) = got[1], got[2], got[3]
+            _, stmt, params, (encoders, row_desc) = got
             if stmt.batch is not False and self._batchable(stmt):
                 self._install(*got)
                 return end  # the rest goes message by message (its Executes may be held)
@@ -853,8 +884,11 @@ class ExtendedQuery:
             self._fail(e, False)
             return
         if kind == "S":
-            if self.statements.pop(name, None) is None and name and self.session is not None:
-                self.session.close_sql_prepared(name)  # NB: one namespace with PREPARE's
+            if self.statements.pop(name, None) is None:
+                if name and self.session is not None:
+                    self.session.close_sql_prepared(name)  # NB: one namespace with PREPARE's
+            else:
+                self._statements_changed()
         else:
             portal = self.portals.pop(name, None)
             if portal is not None:
