@@ -217,12 +217,11 @@ class SQLSession:
         if not texts:
             yield Result("", empty=True)
             return
-        self._started(sql)
+        logged = self._started(sql, False)  # NB: and log_statement's; its duration
         # NB: a generator that is dropped unfinished (its caller failed) is closed when the
         # garbage collector gets to it, maybe during a later statement: its cleanup must then
         # leave alone the transaction that statement runs in (it aborted a later COPY's)
         token = self._query = object()
-        logged = oplog.started(self.settings.values, sql)  # log_statement, duration
         self.implicit_block = len(texts) > 1
         try:
             cursor = 0
@@ -275,7 +274,7 @@ class SQLSession:
         text = self._read_texts.get(sql)
         if text is None or self.in_block or self.txn is not None or self.failed:
             return None
-        self._started(sql)
+        self._started(sql, None)
         settings = self.settings.values
         if settings.get("log_statement", "none") != "none" or \
                 settings.get("log_min_duration_statement", "-1") != "-1":
@@ -385,7 +384,8 @@ class SQLSession:
         stmt = prepared.handle
         if stmt is None:
             return Result("", empty=True)
-        logged = self._prepared_started(prepared)
+        logged = self._started(prepared.sql, True)
+        prepared.executions += 1  # NB: pg_prepared_statements' plans (`prepstmts.plans`)
         try:
             if prepared.literals is not None:
                 stmt, params = self._bind_literal_rows(prepared)
@@ -428,7 +428,8 @@ class SQLSession:
         elif plan is None or (plan.point is None and not plan.constant) \
                 or stmt.kind != "query" or not stmt.in_txn or not self._reads_alone():
             return None
-        logged = self._prepared_started(prepared)
+        logged = self._started(prepared.sql, True)
+        prepared.executions += 1
         try:
             self._statement_begins()
             if in_block:
@@ -580,23 +581,22 @@ class SQLSession:
                 self.settings.commit_sets()
         return self.transaction_status
 
-    def _started(self, sql: str) -> None:
-        """Records a statement's start for pg_stat_activity; ends a terminated session."""
+    def _started(self, sql: str, extended: bool | None) -> float | None:
+        """Records a statement's start for pg_stat_activity (ends a terminated session), then
+        logs it as log_statement asks (`oplog.started`: `extended` False for a Query's text,
+        True for a prepared statement's Execute; None: not here, `simple_read` asks
+        itself). Returns what `oplog.finished` takes."""
         if self.terminated:
             raise _terminated()
-        if self.settings.generation != SERVER.generation:  # NB: no call while none came
-            self.settings.refresh()  # NB: takes a configuration reload (SIGHUP), as PostgreSQL
+        settings = self.settings
+        if settings.generation != SERVER.generation:  # NB: no call while none came
+            settings.refresh()  # NB: takes a configuration reload (SIGHUP), as PostgreSQL
         self.running = True
         self.last_query = sql
         self.query_start = self.state_change = time.time()
-
-    def _prepared_started(self, prepared: Prepared) -> float | None:
-        """`_started`, the execution's count (pg_prepared_statements: `prepstmts.plans`)
-        and log_statement's `oplog.started` of a prepared statement at its Execute
-        (`execute`, `read_point`). Returns what `oplog.finished` takes."""
-        self._started(prepared.sql)
-        prepared.executions += 1
-        return oplog.started(self.settings.values, prepared.sql, extended=True)
+        if extended is None:
+            return None
+        return oplog.started(settings.values, sql, extended)
 
     def connected_from(self, addr: str | None, port: int | None = None) -> None:
         """pgwire tells the session its client's address and port (pg_stat_activity)."""
