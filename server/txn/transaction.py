@@ -364,6 +364,9 @@ class Transaction:
             mode: int = NO_KEY_UPDATE) -> None:
         """Inserts or replaces rows in the private write set (conflict-checked); a row None
         is `delete`'s tombstone, written in its lock mode."""
+        if len(items) == 1:
+            self.put_one(space, *items[0], mode)  # NB: one row: no list built below
+            return
         if self.read_only and space not in READ_ONLY_EXEMPT:
             raise ReadOnlySQLTransaction("cannot execute in a read-only transaction")
         if self._ts is None:
@@ -371,24 +374,6 @@ class Transaction:
         ws = self.ws
         locked = self.locked
         private = self.private
-        if len(items) == 1 and (private is None or space not in private):
-            # NB: one row (a keyed UPDATE, a single-row INSERT): the rules below for one key,
-            # with no list built: a key locked (`lock_row`) at least as strongly passes, one
-            # locked more weakly is upgraded, one written already passes, else it is acquired
-            k, row = items[0]
-            have = locked.get((space, k)) if locked else None
-            if have is None:
-                w = ws.spaces.get(space)
-                if not ((w is not None and k in w)
-                        or (ws.runs.get(space) and ws.contains(space, k))):
-                    self.ltm.acquire_space(self, space, [k], mode=mode)
-            elif have < mode:
-                self.ltm.acquire(self, [(space, k)], mode=mode)
-                locked[(space, k)] = mode
-            ws.put(space, k, row)
-            if self.reads is not None:  # as below: after the ww check
-                self.ltm.probe(self, at_write=True)
-            return
         fresh: list[bytes] = []  # keys of space to acquire
         # every key is new to the write set (NB: `written` inline: one call fewer per write)
         new_keys = not (ws.spaces.get(space) or ws.runs.get(space))
@@ -413,6 +398,32 @@ class Transaction:
             for k, r in items:
                 ws.put(space, k, r)
         if self.reads is not None:  # after the ww check, as PostgreSQL: doomed reads fail here
+            self.ltm.probe(self, at_write=True)
+
+    def put_one(self, space: int, k: bytes, row: Row | None, mode: int = NO_KEY_UPDATE) -> None:
+        """`put` of one row (a keyed UPDATE's, a single-row INSERT's), with no list in: the
+        rules of `put` for one key. A key locked (`lock_row`) at least as strongly passes,
+        one locked more weakly is upgraded, one written already passes or is in a space
+        this transaction created (`claim_space`), else it is acquired."""
+        if self.read_only and space not in READ_ONLY_EXEMPT:
+            raise ReadOnlySQLTransaction("cannot execute in a read-only transaction")
+        if self._ts is None:
+            self._snap()
+        ws = self.ws
+        locked = self.locked
+        have = locked.get((space, k)) if locked else None
+        if have is None:
+            w = ws.spaces.get(space)
+            private = self.private
+            if not ((w is not None and k in w)
+                    or (ws.runs.get(space) and ws.contains(space, k))
+                    or (private is not None and space in private)):
+                self.ltm.acquire_space(self, space, [k], mode=mode)
+        elif have < mode:
+            self.ltm.acquire(self, [(space, k)], mode=mode)
+            locked[(space, k)] = mode
+        ws.put(space, k, row)
+        if self.reads is not None:  # as `put`: after the ww check
             self.ltm.probe(self, at_write=True)
 
     def put_bulk(self, space: int, keys: list[bytes], rows: list[Row],

@@ -133,3 +133,54 @@ def test_prepared_one_row_writes_follow_triggers_made_after_them_pg15(pg15, modu
     # trigger created after their first runs, which fires on the next, and its drop
     # inside a block (the block's own catalog), seen there and after the commit
     assert_same_outcomes(pg15, module_server, "oltp_triggered", TRIGGERED)
+
+
+PLAIN = """
+create domain small as int check (value < 50);
+create table pa (id int primary key, v int, d small, g int generated always as (v * 2) stored,
+                 s varchar(4), n int not null default 0);
+insert into pa (id, v, d, s) values (1, 1, 1, 'a'), (2, 2, 2, 'b'), (3, 3, 3, 'c');
+create view pv as select * from pa where v < 10 with check option;
+prepare av(int, int) as update pa set v = v + $1 where id = $2;
+execute av(1, 1);
+execute av(1, 1);
+prepare ad(int, int) as update pa set d = d + $1 where id = $2;
+execute ad(1, 2);
+execute ad(60, 2);
+prepare an(int) as update pa set n = null where id = $1;
+execute an(3);
+update pv set v = v + 1 where id = 3;
+update pv set v = v + 20 where id = 3;
+update pv set v = v + 1 where id = 3;
+begin;
+execute av(100, 2);
+update pv set v = v + 1 where id = 2;
+execute av(-100, 2);
+update pv set v = v + 1 where id = 2;
+update pv set v = v + 1 where id = 2 returning *;
+commit;
+prepare ar(int, int) as update pa set v = v + $1 where id = $2 returning id, v, g;
+execute ar(5, 1);
+execute ar(5, 9);
+prepare ax(int) as delete from pa where id = $1;
+execute ax(3);
+execute ax(3);
+begin;
+execute av(1, 1);
+savepoint s;
+execute av(1, 1);
+execute ad(60, 1);
+rollback to s;
+execute av(10, 1);
+commit;
+select * from pa order by id;
+"""
+
+
+def test_keyed_writes_of_one_row_with_and_without_checks_match_pg15(pg15, module_server):
+    # a keyed UPDATE of one row whose table has nothing to check for the columns it keeps
+    # (its row written as it is: `TableWriter.prepares_plainly`) beside ones with a
+    # domain, a generated column, a NOT NULL column set, a view's CHECK OPTION (in force
+    # for the table's statement through the view, not for the prepared one), RETURNING, a keyed DELETE
+    # (its first run's steps, `dml.update`'s run_one) and a savepoint rolled back
+    assert_same_outcomes(pg15, module_server, "oltp_plain", PLAIN)

@@ -34,6 +34,7 @@ from .keyed import KeyedRows
 from .returning import compile_returning
 from .subscriptset import subscript_assignment
 from .values import _UNSET, ValueFn, compile_default, compile_value, literal_value
+from .viewcheck import in_force as view_checks
 from .writer import TableWriter, writer_of
 
 if TYPE_CHECKING:
@@ -273,6 +274,13 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
         keys = [found[0][0]] if one_key else list(map(itemgetter(0), found))  # NB: C-level
         if not txn.lock_row(keyed.space, keys, lock_mode):
             return write(sess, ctx, found)
+        return relocked(sess, ctx, txn, keys)
+
+    def relocked(sess: SQLSession, ctx: Any, txn: Any, keys: list[bytes]) -> Result:
+        """`attempt`'s write of the rows of `keys`, which `lock_row` locked in versions newer
+        than the snapshot: read again at a snapshot that sees them and written from there;
+        a row deleted meanwhile is unlocked."""
+        assert keyed is not None
         with txn.fresh_snapshot():
             found = pick((keyed.read(ctx),), ctx, set(keys), [])
             if len(found) < len(keys):
@@ -299,7 +307,9 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
     # `write` last found them: `writer_of` is the same per catalog, and a prepared
     # statement's runs mostly share one (one tuple: threads). The way: 0 the general
     # steps; 1 `replace_rows` (`update_rows`' own without triggers: not a partitioned
-    # table's router); 2 its `prepare_rows` and one `put` (`TableWriter.puts_one`)
+    # table's router); 2 its `prepare_rows` and one `put` (`TableWriter.puts_one`); 3 as
+    # 2, the row's `tuple` for `prepare_rows` while no view check is in force
+    # (`TableWriter.prepares_plainly`)
     last: list[tuple[Any, TableWriter | None, int]] = [(None, None, 0)]
 
     def new_row(r: tuple[Any, ...], old: tuple[Any, ...], ctx: Any) -> list[Any]:
@@ -317,16 +327,19 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
         if seen_cat is not cat or writer is None:
             writer = writer_of(sess, table, cat)
             way = 0 if not one_row or writer.triggers is not None \
-                or type(writer) is not TableWriter else 2 if writer.puts_one(kept) else 1
+                or type(writer) is not TableWriter else 1 if not writer.puts_one(kept) \
+                else 3 if writer.prepares_plainly(kept) else 2
             last[0] = (cat, writer, way)
         if way and len(found) == 1:
             r = found[0]
             old = r[1:dense]
             new = new_row(r, old, ctx)
-            if way == 2:
-                sess.txn.put(writer.space, [(r[0], writer.prepare_rows(sess, [new], kept, kept)[0])])
-            else:
+            if way == 1:
                 writer.replace_rows(sess, [r[0]], [old], [new], kept)
+            else:
+                sess.txn.put_one(writer.space, r[0], tuple(new)
+                                 if way == 3 and view_checks() is None
+                                 else writer.prepare_rows(sess, [new], kept, kept)[0])
             return Result(tag_one)
         txn = sess.txn
         if writer.triggers is not None and found and txn.isolation == "read committed" \
@@ -403,6 +416,34 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
             retry = e
         return rerun(sess, values, token, retry, matched[0])
 
+    def run_one(sess: SQLSession, values: list[Any]) -> Result:
+        """`run` of an UPDATE of one row by one parameter key (pgbench's): READ COMMITTED's
+        first attempt, `attempt`'s steps for one key with no candidates, inline; any other
+        isolation, or no lock before the write, takes `run`."""
+        assert keyed is not None
+        txn = sess.txn
+        if txn.isolation != "read committed" or not txn.locks_first:
+            return run(sess, values)
+        token = (len(txn.ws.undo), len(txn.locked))  # NB: as `run`
+        matched: set[bytes] | None = None  # the rows the first run matched, once read
+        try:
+            ctx = sess.exec_context(values)
+            found = keyed.read(ctx)
+            ctx.check_cancel()
+            if not found:
+                matched = set()
+                return write(sess, ctx, found)
+            key = found[0][0]
+            matched = {key}
+            if txn.lock_row(keyed.space, [key], lock_mode):
+                return relocked(sess, ctx, txn, [key])
+            return write(sess, ctx, found)
+        except RetryStatement as e:
+            if matched is None:
+                raise
+            retry = e
+        return rerun(sess, values, token, retry, matched)
+
     def rerun(sess: SQLSession, values: list[Any], token: Any, retry: RetryStatement,
               candidates: set[bytes]) -> Result:
         """`run`'s reruns after its first run met `retry`, over the rows it matched."""
@@ -432,4 +473,5 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
         raise AssertionError("unreachable: the last attempt returns or raises")
 
     cols = returning.columns if returning is not None else None
-    return Stmt(sql, "dml", run, cols, params.oids, version, tag=verb, plan=plan)
+    return Stmt(sql, "dml", run_one if one_key else run, cols, params.oids,
+                version, tag=verb, plan=plan)

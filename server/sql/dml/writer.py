@@ -640,7 +640,10 @@ class TableWriter:
         if check_unique:
             self.check_unique(s, txn, keys, tuples)
         try:
-            txn.put(self.space, list(zip(keys, tuples, strict=True)))
+            if len(keys) == 1:  # NB: one row (an OLTP INSERT): no list of pairs
+                txn.put_one(self.space, keys[0], tuples[0])
+            else:
+                txn.put(self.space, list(zip(keys, tuples, strict=True)))
         except SerializationFailure as e:
             # NB: PostgreSQL's 23505 for a key a concurrent transaction inserted, unless
             # SERIALIZABLE reports the rival's read of it (RW_MESSAGE, `serial._hidden_insert`)
@@ -701,6 +704,15 @@ class TableWriter:
         and the UPDATE keeps the primary key and every column a foreign key references."""
         return not (self.indexes or self.fks or (self.children and not kept >= self._referenced)
                     or not kept.issuperset(self.pk))
+
+    def prepares_plainly(self, kept: frozenset[int]) -> bool:
+        """Whether `prepare_rows(s, rows, kept, kept)` (an UPDATE keeping the columns `kept`)
+        is each row's `tuple` while no view check is in force (`viewcheck.in_force`): no
+        typmod to apply or NOT NULL to check outside `kept`, no generated column, partition
+        bound, domain or CHECK constraint (a keyed UPDATE's one row, `dml.update`)."""
+        return not (self.generated or self.bound is not None or self.domains is not None
+                    or self.checks or any(pos not in kept for pos, _ in self.converters)
+                    or any(pos not in kept for pos, _ in self.not_null))
 
     def replace_rows(self, s: SQLSession, keys: list[bytes], old: list[tuple[Any, ...]],
                      new: list[list[Any]], kept: frozenset[int] = frozenset()

@@ -135,8 +135,39 @@ def _script_serializable_and_runs(tm: EmbeddedTxnManager, twice: bool
     return out, [t1, t2, t3]
 
 
+def _script_own_space_and_read_only(tm: EmbeddedTxnManager, twice: bool
+                                    ) -> tuple[list[Any], list[Any]]:
+    """Writes to a space the transaction created (`claim_space`: no conflict check), a row
+    of it locked first and then written, a write of a key committed after the snapshot,
+    and a write in a READ ONLY transaction; `put_one` called directly against `put` of the key twice."""
+    ltm = tm.ltm
+    P = 9
+
+    def put(t: Any, space: int, k: bytes, row: Any) -> Any:
+        return t.put(space, _items(k, row, True)) if twice else t.put_one(space, k, row)
+
+    t1 = ltm.begin()
+    t1.claim_space(P)
+    put(t1, P, K, (1,))
+    put(t1, P, K, (2,))
+    out = [_get(t1, K, twice), t1.get(P, [K]), t1.lock_row(P, _keys(J, twice), KEY_SHARE)]
+    put(t1, P, J, (3,))
+    put(t1, S, K, (4,))
+    t2 = ltm.begin(isolation="repeatable read")
+    out.append(_get(t2, K, twice))
+    t3 = ltm.begin(read_only=True)
+    out.append(_outcome(lambda: put(t3, S, J, (6,))))
+    out.append(_state(tm, [t1, t2, t3]))
+    out.append(sorted(t1.ws.spaces[P].items()))
+    out.append(t1.commit())
+    out.append(_outcome(lambda: put(t2, S, K, (5,))))  # NB: committed after its snapshot
+    out.append(_state(tm, [t1, t2, t3]))
+    return out, [t1, t2, t3]
+
+
 @pytest.mark.parametrize("script", [_script_update_as_pgbench, _script_modes,
-                                    _script_serializable_and_runs])
+                                    _script_serializable_and_runs,
+                                    _script_own_space_and_read_only])
 def test_one_key_calls_end_as_the_general_paths(script: Any) -> None:
     one, many = _setup(), _setup()
     got, txns_one = script(one, False)
