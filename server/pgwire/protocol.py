@@ -59,6 +59,8 @@ MAX_STARTUP = 10_000
 MAX_MESSAGE = 1 << 30  # PostgreSQL's MaxAllocSize: a bigger length is garbage
 _FETCH_BATCH = 4096  # rows a result encodes at once (batchenc: whole columns through Arrow)
 _COPY_KINDS = frozenset(b"dcfHSX")
+_unpack = M.I32.unpack_from
+_READY_STR = M.READY_STR
 _COUNTED = ("SELECT ", "FETCH ", "MOVE ")
 _SELECT_TAGS = (M.command_complete("SELECT 0"), M.command_complete("SELECT 1"))  # `_query`'s lane
 _MOVE = re.compile(r'\s*move\s+(?:forward\s+)?(all|\d+)?\s*(?:(?:from|in)\s+)?'
@@ -96,6 +98,11 @@ class Connection(ExtendedQuery, FunctionCalls):
         self.registry = registry if registry is not None else {}
         self.send = send
         self.phase = STARTUP
+        # NB: `feed` may take its lane (a Bind first) without testing, one by one, what
+        # rules it out: ready, no COPY, not skipping to Sync, not closed, no TLS to start,
+        # no client_encoding to convert. Set at the end of `feed`; whatever rules the lane
+        # out (`close`, `_error`'s skipping, `_begin_copy_in`, `_apply_parameters`) lowers it
+        self._lane = False
         self.buf = bytearray()
         self.out = bytearray()
         self.session: Session | None = None
@@ -136,36 +143,42 @@ class Connection(ExtendedQuery, FunctionCalls):
 
     def feed(self, data: bytes | memoryview) -> bytes:
         """Consumes received bytes; returns the bytes to send (check the signals afterwards)."""
-        if self._recoder is not None:
-            data = self._recoder.incoming(data)
         held = self.buf
-        if held:
-            held += data
-            buf: bytes | bytearray | memoryview = held
-        else:  # NB: the usual case: parse the caller's bytes in place, keep only a partial tail
-            buf = data
-        pos, n = 0, len(buf)
-        unpack = M.I32.unpack_from
+        pos = 0
+        if self._lane and not held:  # NB: the usual case: parse the caller's bytes in place
+            buf: bytes | bytearray | memoryview = data
+            n = len(data)
+            lane = n >= 20 and data[0] == 66
+        else:
+            if self._recoder is not None:
+                data = self._recoder.incoming(data)
+            if held:
+                held += data
+                buf = held
+            else:  # NB: keep only a partial tail
+                buf = data
+            n = len(buf)
+            lane = False
         try:
-            if n >= 20 and buf[0] == 66 and self.phase == READY and self._copy is None and \
-                    not self._skipping and not self.closed and not self.start_tls:
+            if lane:
                 # NB: the usual arrival, one prepared round trip (Bind, [Describe,] Execute,
                 # Sync: pgbench -M prepared, psycopg, asyncpg): straight to `_bind_run`
-                end = 1 + unpack(buf, 1)[0]
-                if 5 <= end < n:
+                end = 1 + _unpack(buf, 1)[0]
+                if end < n and end >= 5:
                     pos = self._bind_run(buf, 0, end)
-                    if pos == n and buf is not held and not self._in_extended and \
-                            self._held is None and self._recoder is None:
+                    if pos == n and not self._in_extended and self._held is None and \
+                            self._recoder is None:
                         self._must_flush = False  # NB: the end of `feed` for a whole Sync
-                        out = bytes(self.out)
-                        self.out.clear()
-                        return out
+                        written = self.out
+                        reply = bytes(written)
+                        written.clear()
+                        return reply
             while not self.closed and not self.start_tls:
                 phase = self.phase
                 if phase == STARTUP:
                     if n - pos < 4:
                         break
-                    length = unpack(buf, pos)[0]
+                    length = _unpack(buf, pos)[0]
                     if not 8 <= length <= MAX_STARTUP:
                         self._drop("invalid length of startup packet")
                         break
@@ -186,7 +199,7 @@ class Connection(ExtendedQuery, FunctionCalls):
                         handler = dispatch.get(kind)
                         if handler is None:
                             self._bad_type(kind)
-                        end = pos + 1 + unpack(buf, pos + 1)[0]
+                        end = pos + 1 + _unpack(buf, pos + 1)[0]
                         if end < pos + 5 or end - pos > MAX_MESSAGE:
                             self._drop("invalid message length")
                             break
@@ -223,7 +236,7 @@ class Connection(ExtendedQuery, FunctionCalls):
                 known = kind in self._dispatch if phase == READY else kind == 112  # p
                 if not known:
                     self._bad_type(kind)  # NB: before the length, as PostgreSQL checks it
-                end = pos + 1 + unpack(buf, pos + 1)[0]
+                end = pos + 1 + _unpack(buf, pos + 1)[0]
                 if end < pos + 5 or end - pos > (MAX_MESSAGE if phase == READY else MAX_STARTUP):
                     self._drop("invalid message length")
                     break
@@ -250,6 +263,8 @@ class Connection(ExtendedQuery, FunctionCalls):
             held += buf[pos:]
         if self._held is not None and (self._must_flush or not self._in_extended):
             self._release()  # NB: replies go out now: held Executes run first (insertbatch)
+        self._lane = self.phase == READY and self._copy is None and not self._skipping and \
+            not self.closed and not self.start_tls and self._recoder is None
         if self._in_extended and not self._must_flush and self._copy is None \
                 and self.phase == READY:
             return b""  # NB: as PostgreSQL, extended-protocol replies wait for Sync or Flush
@@ -294,6 +309,7 @@ class Connection(ExtendedQuery, FunctionCalls):
         """Releases the session (connection lost or ended); safe to call more than once."""
         self.phase = CLOSED
         self.closed = True
+        self._lane = False
         self._drop_portals()
         if self.key is not None:
             self.registry.pop(self.key, None)
@@ -347,6 +363,7 @@ class Connection(ExtendedQuery, FunctionCalls):
         self._must_flush = True  # NB: PostgreSQL flushes every error at once (elog.c)
         if self._in_extended:
             self._skipping = True
+            self._lane = False
 
     def _fatal(self, exc: SQLError) -> None:
         fields = to_fields(exc)
@@ -384,6 +401,7 @@ class Connection(ExtendedQuery, FunctionCalls):
         self._changed.update(changed)
         if "client_encoding" in changed:
             self._recoder = recoder_for(changed["client_encoding"])
+            self._lane = False
         if changed.keys() & {"TimeZone", "DateStyle", "IntervalStyle"}:  # text encoders
             if "TimeZone" in changed:
                 self.tz = timezone(changed["TimeZone"])
@@ -397,23 +415,26 @@ class Connection(ExtendedQuery, FunctionCalls):
         if self.closed:
             return
         session = self.session
-        if session is not None and session.parameters_changed:  # NB: `_parameters`, no call
-            changed = session.take_changed_parameters()
-            if changed:
-                self._apply_parameters(changed)
-        if self._changed:  # NB: PostgreSQL reports them just before ReadyForQuery
-            for name, value in self._changed.items():
-                self.out += M.parameter_status(name, value)
-            self._changed.clear()
-        if session is not None and session.inbox:
-            for pid, channel, payload in session.take_notifications():
-                self.out += M.notification(pid, channel, payload)
-        if status is None:
-            status = session.transaction_status if session else "I"
+        if session is not None:
+            if session.parameters_changed:  # NB: `_parameters`, no call
+                changed = session.take_changed_parameters()
+                if changed:
+                    self._apply_parameters(changed)
+            if self._changed:  # NB: PostgreSQL reports them just before ReadyForQuery
+                for name, value in self._changed.items():
+                    self.out += M.parameter_status(name, value)
+                self._changed.clear()
+            if session.inbox:
+                for pid, channel, payload in session.take_notifications():
+                    self.out += M.notification(pid, channel, payload)
+            if status is None:
+                status = session.transaction_status
+        elif status is None:  # NB: no session, so no changed settings (`_apply_parameters`)
+            status = "I"
         self.ready_status = status
         if status == "I" and self.portals:
             self._drop_portals()
-        self.out += M.READY_STR[status]
+        self.out += _READY_STR[status]
 
     # -- startup and authentication --------------------------------------------
 
@@ -701,6 +722,7 @@ class Connection(ExtendedQuery, FunctionCalls):
         ci = res.copy_in
         assert ci is not None
         self._copy, self._copy_gen = ci, gen
+        self._lane = False
         self.out += M.copy_response(b"G", ci.format == "binary", ci.column_count)
 
     def _copy_data(self, payload: bytes) -> None:
