@@ -1093,7 +1093,8 @@ class SQLSession:
             txn.abort()
 
     def _reset_txn_state(self, aborted: bool = False) -> None:
-        deferred.forget(self)
+        if deferstate.ANY:  # NB: only while some session has deferred state (as commit_txn)
+            deferred.forget(self)
         self.txn = None
         self.in_block = False
         self.failed = False

@@ -367,13 +367,14 @@ class ConflictManager:
         return tuple(woken) if woken else ()
 
     def release_writes(self, txn: int, written: Mapping[int, Mapping[bytes, Any]],
-                       locked: Iterable[Key], commit_ts: int | None) -> tuple[int, ...]:
+                       locked: Iterable[Key], commit_ts: int | None) -> tuple[int, ...] | None:
         """The end of a transaction at the one in-process manager whose write set is dicts
-        alone (`WriteSet.spaces`: no runs, no bulk hold, no space of its own): drops the
-        holds of the keys it row-locked (`locked`) and did not write (no commit recorded
-        for them), then releases the written keys (space -> key -> row) as
-        `release_spaces` does, recording them at `commit_ts`. Answers the transactions
-        that waited for txn.
+        alone (`WriteSet.spaces`: no runs, no space of its own): drops the holds of the
+        keys it row-locked (`locked`) and did not write (no commit recorded for them),
+        then releases the written keys (space -> key -> row) as `release_spaces` does,
+        recording them at `commit_ts`. Answers the transactions that waited for txn; None,
+        with nothing done, when txn holds keys in bulk (`bulk_held`: the LTM's general
+        release then).
 
         A space of a few keys (an OLTP transaction's), with no row lock of another mode
         and no SERIALIZABLE mark anywhere, takes one pass here: each key's hold is dropped
@@ -387,6 +388,8 @@ class ConflictManager:
         >>> dict(cm.holders), dict(cm.last_commit)
         ({}, {(7, b'a'): 11})
         """
+        if self._bulk and self.bulk_held(txn):
+            return None
         unwritten: list[Key] | None = None
         for lk in locked:  # NB: a loop, not a list comprehension (a call in this Python)
             if lk[1] not in written.get(lk[0], _NONE):
@@ -422,9 +425,14 @@ class ConflictManager:
                     self._record(space, [k], commit_ts)
                     continue
                 covered = spans.get(space)
-                if covered is not None and ((lo := covered.lo) is None or k < lo
-                                            or k > covered.hi):  # type: ignore[operator]
-                    covered.add(w.keys(), (k, k))  # NB: only for a key outside its range
+                if covered is not None:  # NB: the range widened to k in place (no `add` call)
+                    lo = covered.lo
+                    if lo is None:
+                        covered.add(w.keys(), (k, k))
+                    elif k < lo:
+                        covered.lo = k
+                    elif k > covered.hi:  # type: ignore[operator]
+                        covered.hi = k  # NB: above it: a table's next row id (an INSERT's)
                 last[k] = commit_ts
                 newest[space] = commit_ts
                 continue

@@ -958,20 +958,28 @@ class LocalTxnManager(SerializableMixin):
         private = txn.private
         direct = self._direct
         ws = txn.ws
-        if direct is not None and private is None and not ws.runs \
-                and not direct.bulk_held(txn.tid):
+        if direct is not None and private is None and not ws.runs:
             # NB: the one in-process manager and a write set of dicts alone (OLTP): the
-            # steps below in one call under one hold of the lock (`release_writes`)
+            # steps below in one call under one hold of the lock (`release_writes`; None,
+            # nothing done, when txn holds keys in bulk: the steps below then)
             with self._cm_lock:  # NB: `_cm_cond`'s lock, without its Python __enter__
                 woken = direct.release_writes(txn.tid, ws.spaces, txn.locked, cts)
                 if woken:
                     self._wake(woken)
+            if woken is None:
+                self._end_general(txn, cts, private)
+                return
             if txn.validated or (cts is not None and self._ser_active):
                 # NB: else `_settle` has nothing to do: read without `_active_lock`, as
                 # every SERIALIZABLE transaction older than cts registered before cts
                 # became readable (`_finished` ran)
                 self._settle(txn, cts)
             return
+        self._end_general(txn, cts, private)
+
+    def _end_general(self, txn: Transaction, cts: int | None, private: set[int] | None) -> None:
+        """`_end`'s release of txn's keys through the managers' messages (several
+        managers, a bulk hold, runs or a private space)."""
         bulk = self._release_bulk(txn, cts)
         groups = {s: keys for s, keys in txn.ws.space_keys().items()
                   if (private is None or s not in private) and s not in bulk}
