@@ -69,7 +69,7 @@ from ..errors import AdminShutdown, SQLError, TooManyConnections, to_fields
 from . import messages as M
 from .auth import METHODS
 from .backend import CancelFlag, Engine, Session
-from .protocol import AUTH, READY, STARTUP, Connection
+from .protocol import AUTH, READY, Connection
 from .unixsock import UnixListener, remove
 
 log = logging.getLogger("cumulo.pgwire")
@@ -81,6 +81,7 @@ AUTH_TIMEOUT = 60.0  # PostgreSQL's authentication_timeout
 SHUTDOWN_MESSAGE = "terminating connection due to administrator command"
 IDLE_MESSAGE = "terminating connection due to idle-in-transaction timeout"
 TRUE_WORDS = ("on", "true", "yes", "1")
+monotonic = time.monotonic  # NB: read per round trip (`Hub.switched_at`): one attribute load less
 
 
 def fatal_bytes(exc: SQLError) -> bytes:
@@ -145,6 +146,19 @@ def cancel_request(registry: dict[tuple[int, int], Session], key: tuple[int, int
             log.exception("cancel failed")
 
 
+class _Down:
+    """The cancel flag of a connection without a session yet: never up."""
+
+    up = False
+
+
+_NEVER_UP = _Down()
+
+
+def _nothing() -> None:
+    pass
+
+
 SMART_GRACE = 10.0
 
 
@@ -196,7 +210,8 @@ class LoopServer:
         self.log_connections = log_connections
         self.log_disconnections = log_disconnections
         self.registry: dict[tuple[int, int], Session] = {}
-        self.outbox: list[PgProtocol] = []  # connections holding a reply (`flush_replies`)
+        # connections holding a reply (`flush_replies`): one list, kept by every handler
+        self.outbox: list[PgProtocol] = []
         self.relay_cancel: Callable[[tuple[int, int]], None] | None = None  # see cancel_request
         self.handlers: set[PgProtocol] = set()
         self.sessions = 0  # connections past their startup packet (max_connections counts them)
@@ -223,11 +238,14 @@ class LoopServer:
         first, then all replies go out together: a client process serving several
         connections (pgbench's threads) wakes once for several replies, and the send
         system calls, each waking a client, no longer interleave with statement work."""
-        box, self.outbox = self.outbox, []
-        for h in box:  # NB: each one's `_flush_reply`, inline: a Python call fewer per reply
-            data, h.reply = h.reply, b""
-            if data and not h.told and not h.lost:
-                h.transport.write(data)
+        box = self.outbox  # NB: the same list all along (each handler keeps it)
+        try:
+            for h in box:  # NB: each one's `_flush_reply`, inline: a Python call fewer per reply
+                data, h.reply = h.reply, b""
+                if data and (h.plain or not h.told and not h.lost):  # NB: `plain`: neither
+                    h.transport.write(data)
+        finally:
+            box.clear()
 
     async def close(self, grace: float = 3.0, smart: bool = False) -> None:
         """Stops accepting and ends every session.
@@ -255,6 +273,7 @@ class PgProtocol(asyncio.Protocol):
 
     def __init__(self, server: LoopServer, local: bool = False) -> None:
         self.server = server
+        self.outbox = server.outbox
         self.hub = server.hub
         self.loop = server.loop
         self.transport: Any = None
@@ -273,9 +292,13 @@ class PgProtocol(asyncio.Protocol):
         self.told = False  # a FATAL went out: nothing more is written
         self.counted = False  # counted in server.sessions
         self.self_terminated = False
+        # NB: nothing rare about the connection: counted, hooked, and none of the flags
+        # above (busy aside) up. `_process` sets it after a round trip; every setter of those
+        # flags lowers it, and `_main` then takes `_process`'s full way again
+        self.plain = False
         self._hooked: Any = None  # the session whose hooks are set
-        self._reset: Callable[[], None] | None = None
-        self._cancel_flag: CancelFlag | None = None  # the session's, read before each batch
+        self._reset: Callable[[], None] = _nothing  # the session's `reset_cancel`
+        self._cancel_flag: CancelFlag = _NEVER_UP  # the session's, read before each batch
         self._drain: waits.Event | None = None
         self._auth_timer: asyncio.TimerHandle | None = None
         self._idle_timer: asyncio.TimerHandle | None = None
@@ -312,11 +335,12 @@ class PgProtocol(asyncio.Protocol):
             self.pending += data
             if len(self.pending) > PENDING_MAX and not self.reading_paused and not self.lost:
                 self.reading_paused = True
+                self.plain = False
                 self.transport.pause_reading()
             return
-        if self.g.dead:
-            return
-        self.hub.switched_at = time.monotonic()
+        # NB: no test of `g.dead`: a closed connection's transport reads nothing more, and
+        # a switch to a dead greenlet comes straight back here (to its parent, the hub's main)
+        self.hub.switched_at = monotonic()
         self.g.switch(data)
 
     def eof_received(self) -> bool | None:
@@ -324,6 +348,7 @@ class PgProtocol(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.lost = True
+        self.plain = False
         # NB: the handler sits in reference cycles (its Connection sends through a bound
         # method of it), so a connection that lived long enough to reach the collector's
         # oldest generation is freed only by a full collection, which a busy server runs
@@ -351,6 +376,7 @@ class PgProtocol(asyncio.Protocol):
 
     def pause_writing(self) -> None:
         self.write_paused = True
+        self.plain = False
 
     def resume_writing(self) -> None:
         self.write_paused = False
@@ -360,35 +386,71 @@ class PgProtocol(asyncio.Protocol):
     # -- the connection's greenlet --------------------------------------------------
 
     def _main(self, data: bytes) -> None:
+        conn = self.conn
+        feed = conn.feed
+        main = self.hub.main
         while True:
             try:
-                self._process(data)
+                self.busy = True
+                if self._cancel_flag.up:  # NB: no call else
+                    self._reset()  # a cancel that came while idle is a no-op, as in PG
+                out = feed(data)
+                if self.plain and not conn.closed:
+                    # NB: the usual round trip, nothing rare about the connection (`plain`):
+                    # the reply held, the idle-in-transaction timer, the next input. A hooked
+                    # session's connection is READY until it is closed (no TLS to start, no
+                    # cancel request: those come before a session)
+                    self.busy = False
+                    if out:  # NB: as `_process` holds it
+                        if self.reply:
+                            self.reply += out
+                        else:
+                            self.reply = out
+                            box = self.outbox
+                            if not box:
+                                self.loop.call_soon(self.server.flush_replies)
+                            box.append(self)
+                    session = self._hooked  # NB: `plain`: conn.session's
+                    if session.inbox:
+                        self.notified()  # a NOTIFY that arrived while we were busy
+                    if conn.ready_status != "I":  # NB: what `_ready` just read: no call
+                        value = session.setting_values.get("idle_in_transaction_session_timeout")
+                        if value != "0":  # NB: the default: nothing more per round trip in a block
+                            self._arm_idle(value)
+                    if self.pending:
+                        data, self.pending = bytes(self.pending), bytearray()
+                        continue
+                    data = main.switch()
+                    continue
+                self._process(out)
             except greenlet.GreenletExit:
+                self.busy = False
                 raise
             except BaseException:
                 log.exception("pgwire connection failed")
                 self.busy = False
                 self._hang_up()
                 self._close_session()
-            if self.conn.closed or self.lost:
+            if conn.closed or self.lost:
                 if self.lost:
                     self._finish()
                 return
             if self.pending:
                 data, self.pending = bytes(self.pending), bytearray()
                 continue
-            data = self.hub.main.switch()
+            data = main.switch()
 
-    def _process(self, data: bytes) -> None:
+    def _process(self, out: bytes) -> None:
+        """The rest of a round trip (after `conn.feed`) when something about the connection is
+        rare: its startup, a hook to set, a TLS upgrade, a cancel request, a hang-up, a FATAL,
+        a shutdown, a client that does not read. Ends with `plain` told whether the next round
+        trips may take `_main`'s short way (every setter of these raises it back to here)."""
         conn = self.conn
-        self.busy = True
+        self.plain = False
         try:
-            flag = self._cancel_flag
-            if flag is not None and flag.up and self._reset is not None:  # NB: no call else
-                self._reset()  # a cancel that came while idle is a no-op, as in PG
-            was = conn.phase
-            out = conn.feed(data)
-            if not self.counted and was == STARTUP and conn.phase in (AUTH, READY):
+            if not self.counted and conn.phase in (AUTH, READY):
+                # NB: the startup packet was read by this feed (a phase past STARTUP is
+                # counted by the round trip that reached it)
                 self.counted = True
                 self.server.sessions += 1
                 if self.server.sessions > self.server.max_connections:
@@ -411,7 +473,7 @@ class PgProtocol(asyncio.Protocol):
                     self.reply += out
                 else:
                     self.reply = out
-                    box = self.server.outbox
+                    box = self.outbox
                     if not box:
                         self.loop.call_soon(self.server.flush_replies)
                     box.append(self)
@@ -439,12 +501,20 @@ class PgProtocol(asyncio.Protocol):
             return
         if session.inbox:
             self.notified()  # a NOTIFY that arrived while we were busy
-        if conn.ready_status != "I":  # NB: what `_ready` just read: no call
+        if conn.ready_status != "I":
             value = session.setting_values.get("idle_in_transaction_session_timeout")
-            if value != "0":  # NB: the default: nothing more per round trip in a block
-                ms = setting_ms(value)
-                if ms > 0:
-                    self._idle_timer = self.loop.call_later(ms / 1000.0, self._idle_expired)
+            if value != "0":
+                self._arm_idle(value)
+        self.plain = self.counted and self._hooked is session and not (
+            self.self_terminated or self.stopping or self.lost or self.told
+            or self.write_paused or self.reading_paused)
+
+    def _arm_idle(self, value: str | None) -> None:
+        """Arms idle_in_transaction_session_timeout (its setting's `value`) after a round trip
+        that left a transaction block open, as PostgreSQL does when it sends ReadyForQuery."""
+        ms = setting_ms(value)
+        if ms > 0:
+            self._idle_timer = self.loop.call_later(ms / 1000.0, self._idle_expired)
 
     def _hook(self, session: Session) -> None:
         """Connects a new session's hooks to this connection."""
@@ -507,6 +577,7 @@ class PgProtocol(asyncio.Protocol):
             transport = None
         if transport is None:
             self.lost = True
+            self.plain = False
             self.conn.close()
             with contextlib.suppress(Exception):
                 self.transport.close()
@@ -525,6 +596,7 @@ class PgProtocol(asyncio.Protocol):
         if not self.told:
             self._write(fatal_bytes(exc or AdminShutdown(SHUTDOWN_MESSAGE)))
             self.told = True
+            self.plain = False
         self._hang_up()
 
     def _close_session(self) -> None:
@@ -573,6 +645,7 @@ class PgProtocol(asyncio.Protocol):
         """pg_terminate_backend's hook (any thread): ends this session with FATAL 57P01."""
         if greenlet.getcurrent() is self.g:  # the session ends itself
             self.self_terminated = True
+            self.plain = False
             self.conn.terminate(AdminShutdown(SHUTDOWN_MESSAGE))
             return
         if not self.busy and self.hub.thread == threading.get_ident():
@@ -598,6 +671,7 @@ class PgProtocol(asyncio.Protocol):
             return
         self.conn.terminate(AdminShutdown(SHUTDOWN_MESSAGE))
         self.stopping = True
+        self.plain = False
         if self.busy:
             session = self.conn.session
             if session is not None:
@@ -617,6 +691,7 @@ class PgProtocol(asyncio.Protocol):
                 self._flush_reply()
             if not self.told:
                 self.told = True
+                self.plain = False
                 with contextlib.suppress(Exception):
                     self.transport.write(fatal_bytes(AdminShutdown(SHUTDOWN_MESSAGE)))
             self.transport.abort()
