@@ -111,9 +111,10 @@ def wants_statement(level: str, sql: str) -> bool:
 
 def started(settings: Mapping[str, str], sql: str, extended: bool = False) -> float | None:
     """Logs a statement as log_statement asks; returns its start time if its duration may be
-    logged (else None, so that the common case costs two dict lookups)."""
-    level = settings.get("log_statement", "none")
-    threshold = settings.get("log_min_duration_statement", "-1")
+    logged (else None, so that the common case costs two dict lookups). `settings` are a
+    session's values, where every setting has one (`settings.DEFAULTS`): read by subscript."""
+    level = settings["log_statement"]
+    threshold = settings["log_min_duration_statement"]
     if level != "none" and wants_statement(level, sql):
         log.info("%s: %s", "execute <unnamed>" if extended else "statement", sql)
         if threshold == "-1":
