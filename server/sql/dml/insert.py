@@ -213,14 +213,19 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
     # threads)
     last: list[tuple[Any, TableWriter | None, bool]] = [(None, None, False)]
 
+    def found(sess: SQLSession, cat: Any) -> tuple[Any, TableWriter, bool]:
+        """`last`, found again for catalog `cat`."""
+        writer = writer_of(sess, table, cat)
+        got = (cat, writer, writer.triggers is None and type(writer) is TableWriter)
+        last[0] = got
+        return got
+
     def run(sess: SQLSession, values: list[Any]) -> Result:
         ctx = sess.exec_context(values)
         cat = ctx.catalog
         seen_cat, writer, direct = last[0]
         if seen_cat is not cat or writer is None:
-            writer = writer_of(sess, table, cat)
-            direct = writer.triggers is None and type(writer) is TableWriter
-            last[0] = (cat, writer, direct)
+            _, writer, direct = found(sess, cat)
         out_rows: list[tuple[Any, ...]] = []
         total = 0
         batches: Any
@@ -275,8 +280,28 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
             return Result(f"INSERT 0 {total}", returning.columns, iter(out_rows), done=False)
         return Result(f"INSERT 0 {total}")
 
+    def run_one(sess: SQLSession, values: list[Any]) -> Result:
+        """`run` of one VALUES row of the table's first columns, in order, with no other
+        column to fill in (DEFAULT, identity), no conversion, ON CONFLICT or RETURNING
+        (pgbench's INSERT into pgbench_history): its row built and written with no batch
+        loops."""
+        assert one_fns is not None
+        ctx = sess.exec_context(values)
+        cat = ctx.catalog
+        seen_cat, writer, direct = last[0]
+        if seen_cat is not cat or writer is None:
+            _, writer, direct = found(sess, cat)
+        row = [f(None, ctx) for f in one_fns]
+        row += tail  # NB: the columns after them: NULL
+        ctx.check_cancel()
+        n = len(writer.write_rows(sess, [row])) if direct else writer.insert(sess, [row])
+        return Result("INSERT 0 1" if n == 1 else f"INSERT 0 {n}")
+
+    one_row = one_fns is not None and many_fn is None and in_order and not filled \
+        and not convs and conflict is None and returning is None
     cols_out = returning.columns if returning is not None else None
-    return Stmt(sql, "dml", run, cols_out, params.oids, version, tag="INSERT", many=many_run)
+    return Stmt(sql, "dml", run_one if one_row else run, cols_out, params.oids, version,
+                tag="INSERT", many=many_run)
 
 
 def _check_generated(col: Any) -> None:

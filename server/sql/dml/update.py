@@ -433,10 +433,16 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
             if not found:
                 matched = set()
                 return write(sess, ctx, found)
-            key = found[0][0]
+            r = found[0]
+            key = r[0]
             matched = {key}
             if txn.lock_row(keyed.space, [key], lock_mode):
                 return relocked(sess, ctx, txn, [key])
+            seen_cat, writer, way = last[0]
+            if way == 3 and seen_cat is ctx.catalog and writer is not None \
+                    and view_checks() is None:  # NB: `write`'s way 3, inline (no call)
+                txn.put_one(writer.space, key, tuple(new_row(r, r[1:dense], ctx)))
+                return Result(tag_one)
             return write(sess, ctx, found)
         except RetryStatement as e:
             if matched is None:

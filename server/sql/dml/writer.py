@@ -73,6 +73,7 @@ ROWID_BLOCK = 4096
 _INT_TYPES = frozenset({T.INT2, T.INT4, T.INT8})
 _pack_q = struct.Struct(">Q").pack
 _I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
+_BIAS = 1 << 63  # an int64 key element is v + 2**63, big-endian (`kivi.keycodec`)
 
 
 def int_keys(values: Sequence[Any]) -> list[bytes] | None:
@@ -87,7 +88,7 @@ def int_keys(values: Sequence[Any]) -> list[bytes] | None:
         return None
     if min(values) < _I64_MIN or max(values) > _I64_MAX:
         return None
-    bias = 1 << 63
+    bias = _BIAS
     return [b"\x11" + _pack_q(v + bias) for v in values]
 
 
@@ -212,8 +213,8 @@ class TableWriter:
                     return keys
             return [encode_key(tuple(r[i] for i in self.pk)) for r in rows]
         start = s.store.allocate_rowids(self.table.oid, len(rows))
-        if len(rows) == 1:  # NB: an OLTP INSERT's one row id, as `int_keys` encodes it
-            return [encode_key((start,))]
+        if len(rows) == 1 and start <= _I64_MAX:  # NB: an OLTP INSERT's one row id, as
+            return [b"\x11" + _pack_q(start + _BIAS)]  # `int_keys` encodes it (no call)
         return int_keys(range(start, start + len(rows))) or [
             encode_key((start + i,)) for i in range(len(rows))]
 
@@ -242,9 +243,13 @@ class TableWriter:
                                               if c[0] not in converted]
         if convs and not self.generated and len(rows) == 1:
             # NB: one row (an OLTP INSERT or UPDATE): converted in a copy, not transposed
-            one = [list(rows[0])]
-            _convert(one, convs)
-            out = [tuple(one[0])]
+            # (`_convert`'s steps for it, inline)
+            one = list(rows[0])
+            for pos, conv in convs:
+                v = one[pos]
+                if v is not None:
+                    one[pos] = conv(v)
+            out = [tuple(one)]
         elif convs and not self.generated and rows:
             # NB: transposed, each typmod runs over a whole column in one comprehension and
             # the rows are rebuilt by zip in C (no list per row); same order of errors
@@ -637,7 +642,7 @@ class TableWriter:
         keys = self.new_keys(s, tuples)
         if keys_out is not None:
             keys_out.extend(keys)
-        if check_unique:
+        if check_unique and (self.pk or self.indexes or self.exclusions):  # NB: else no call
             self.check_unique(s, txn, keys, tuples)
         try:
             if len(keys) == 1:  # NB: one row (an OLTP INSERT): no list of pairs

@@ -8,9 +8,12 @@ where the plan is another shape.
 
 from __future__ import annotations
 
+from cumulo.server.kivi.keycodec import encode_key
+from cumulo.server.sql.ddl.names import get_relation
 from cumulo.server.sql.dml.keyed import KeyedRows
+from cumulo.server.sql.dml.writer import TableWriter
 
-from .helpers import run
+from .helpers import rows, run
 
 
 def _keyed(session, sql: str, oids: list[int]) -> bool:
@@ -40,3 +43,28 @@ def test_keyed_path_taken_only_for_full_primary_keys(session):
     assert session.execute(upd, [1, 6]).tag == "UPDATE 0"
     run(session, "COMMIT")
     assert list(session.execute(upd, [1, 5]).rows) == [(52,)]
+
+
+def test_one_row_inserts_key_their_row_ids_as_batches_do(session):
+    # a one-row INSERT encodes its row id in `TableWriter.new_keys` without the codec's
+    # call; its keys must sort with a batch's (`int_keys`) and be the codec's own
+    run(session, "CREATE TABLE h (tid int, delta int, filler char(3))")
+    one = session.prepare("INSERT INTO h (tid, delta) VALUES ($1, $2)", [23, 23])
+    session.execute(one, [1, 10])
+    run(session, "INSERT INTO h VALUES (2, 20, 'a'), (3, 30, 'b')")
+    session.execute(one, [4, 40])
+    run(session, "BEGIN")
+    session.execute(one, [5, 50])
+    run(session, "INSERT INTO h SELECT g, g * 10 FROM generate_series(6, 7) g")
+    session.execute(one, [8, 80])
+    assert [r[0] for r in rows(session, "SELECT tid FROM h")] == list(range(1, 9))
+    run(session, "COMMIT")
+    assert rows(session, "SELECT tid, delta, filler FROM h") == [
+        (1, 10, None), (2, 20, "a  "), (3, 30, "b  "), (4, 40, None), (5, 50, None),
+        (6, 60, None), (7, 70, None), (8, 80, None)]
+    table = get_relation(session.catalog(), None, "h", session.search_path())
+    writer = TableWriter(session, table)
+    start = session.store.allocate_rowids(table.oid, 0)
+    assert writer.new_keys(session, [(9, 90, None)]) == [encode_key((start,))]
+    assert writer.new_keys(session, [(9, 90, None)] * 2) == [encode_key((start + 1,)),
+                                                            encode_key((start + 2,))]
