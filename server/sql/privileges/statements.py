@@ -154,16 +154,19 @@ def checker(tree: exp.Expression) -> Callable[[SQLSession], None] | None:
     if not wanted:
         return None
     # the (catalog version, role, session user, definer) the last check passed for: a GRANT or
-    # REVOKE commits a new catalog version, so the next run checks again
-    passed: list[tuple[int, str | None, str | None, str | None]] = [(-1, None, None, None)]
+    # REVOKE commits a new catalog version, so the next run checks again; never one of
+    # version -1 (uncommitted DDL, no version to trust: each run checks)
+    passed: tuple[int, str | None, str | None, str | None] | None = None
 
     def check(s: SQLSession) -> None:
+        nonlocal passed
         values = s.settings.values
         key = (s.catalog_version(), values.get("role"), values.get("session_authorization"),
                definer())
-        if key != passed[0] or key[0] < 0:  # NB: -1: uncommitted DDL, no version to trust
+        if key != passed:
             check_needs(s, wanted)
-            passed[0] = key
+            if key[0] >= 0:
+                passed = key
 
     return check
 

@@ -63,3 +63,12 @@ def test_each_change_of_rights_is_seen_by_the_next_execution(session) -> None:  
     assert run() == "42501"  # a second DDL in the same block
     sql(session, "ROLLBACK; SET ROLE r1")
     assert run() == [(10,)]  # the ROLLBACK undid the REVOKE
+    sql(session, "RESET ROLE; REVOKE SELECT ON acc FROM r1")
+    sql(session, "BEGIN; GRANT SELECT ON acc TO r1; SET LOCAL ROLE r1")
+    assert [run(), run()] == [[(10,)], [(10,)]]  # an uncommitted GRANT, each run checked
+    sql(session, "ROLLBACK; SET ROLE r1")
+    assert run() == "42501"  # the ROLLBACK undid the GRANT
+    sql(session, "RESET ROLE; BEGIN; CREATE TABLE other (a int); SET LOCAL ROLE r1")
+    assert run() == "42501"  # uncommitted DDL of another table: checked again, still denied
+    sql(session, "ROLLBACK; RESET ROLE; GRANT SELECT ON acc TO r1; SET ROLE r1")
+    assert run() == [(10,)]
