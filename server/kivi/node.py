@@ -97,7 +97,6 @@ BULK_APPLY = 4096  # bulk-written keys of a commit that make its apply a bulk ba
 _space_of = attrgetter("space")
 _key_of = attrgetter("key")
 _row_of = attrgetter("row")
-_pair_of = attrgetter("key", "row")  # a Write as the store's (key, row) pair, built in C
 _ACK = Ack()  # a commit's apply answers this one (frozen) Ack, not a new one each time
 
 
@@ -611,15 +610,26 @@ class KiviNode:
     def _apply_whole(self, req: Apply) -> bool:
         """A commit's few writes, when each of their spaces is held whole by one region (an
         OLTP commit, pgbench's four rows): one `VersionStore.apply` per run of a space's
-        writes, its (key, row) pairs built in C, with no routing lists. False, with nothing
-        applied, when some space needs `_route` (several regions, none yet)."""
+        writes, with no routing lists. False, with nothing applied, when some space needs
+        `_route` (several regions, none yet).
+
+        The runs are cut in one pass over the writes, each (key, row) pair appended to its
+        run's list: for a row or a few per space that is about half the time of `groupby`
+        and a `list(map(...))` per run (their objects cost more than the pairs)."""
         spaces = self._spaces
         todo: list[tuple[VersionStore, list[tuple[bytes, Row | None]]]] = []
-        for space, group in groupby(req.writes, _space_of):
-            sr = spaces.get(space)
-            if sr is None or (store := sr.store) is None:  # NB: `whole`'s store, no call
-                return False
-            todo.append((store, list(map(_pair_of, group))))
+        last = None
+        pairs: list[tuple[bytes, Row | None]] = []
+        for space, key, row in req.writes:
+            if space != last:
+                sr = spaces.get(space)
+                if sr is None or (store := sr.store) is None:  # NB: `whole`'s store, no call
+                    return False
+                pairs = [(key, row)]
+                todo.append((store, pairs))
+                last = space
+            else:
+                pairs.append((key, row))
         ts = req.ts
         for store, pairs in todo:
             store.apply(ts, pairs)
