@@ -293,8 +293,9 @@ class PgProtocol(asyncio.Protocol):
         self.counted = False  # counted in server.sessions
         self.self_terminated = False
         # NB: nothing rare about the connection: counted, hooked, and none of the flags
-        # above (busy aside) up. `_process` sets it after a round trip; every setter of those
-        # flags lowers it, and `_main` then takes `_process`'s full way again
+        # above (busy aside) up, no input kept while busy (`pending`). `_process` sets it
+        # after a round trip; every setter of those lowers it, and `_main` then takes
+        # `_process`'s full way again
         self.plain = False
         self._hooked: Any = None  # the session whose hooks are set
         self._reset: Callable[[], None] = _nothing  # the session's `reset_cancel`
@@ -333,6 +334,7 @@ class PgProtocol(asyncio.Protocol):
             self._idle_timer = None
         if self.busy:  # parked mid-statement: keep what comes, up to a point
             self.pending += data
+            self.plain = False  # NB: `_main` runs it after the statement
             if len(self.pending) > PENDING_MAX and not self.reading_paused and not self.lost:
                 self.reading_paused = True
                 self.plain = False
@@ -417,10 +419,7 @@ class PgProtocol(asyncio.Protocol):
                         value = session.setting_values.get("idle_in_transaction_session_timeout")
                         if value != "0":  # NB: the default: nothing more per round trip in a block
                             self._arm_idle(value)
-                    if self.pending:
-                        data, self.pending = bytes(self.pending), bytearray()
-                        continue
-                    data = main.switch()
+                    data = main.switch()  # NB: `plain`: no input came meanwhile (`pending`)
                     continue
                 self._process(out)
             except greenlet.GreenletExit:

@@ -99,9 +99,10 @@ class Connection(ExtendedQuery, FunctionCalls):
         self.send = send
         self.phase = STARTUP
         # NB: `feed` may take its lane (a Bind first) without testing, one by one, what
-        # rules it out: ready, no COPY, not skipping to Sync, not closed, no TLS to start,
-        # no client_encoding to convert. Set at the end of `feed`; whatever rules the lane
-        # out (`close`, `_error`'s skipping, `_begin_copy_in`, `_apply_parameters`) lowers it
+        # rules it out: no partial message held, ready, no COPY, not skipping to Sync, not
+        # closed, no TLS to start, no client_encoding to convert. Set at the end of `feed`;
+        # whatever rules the lane out (`close`, `_error`'s skipping, `_begin_copy_in`,
+        # `_apply_parameters`) lowers it
         self._lane = False
         self.buf = bytearray()
         self.out = bytearray()
@@ -145,7 +146,7 @@ class Connection(ExtendedQuery, FunctionCalls):
         """Consumes received bytes; returns the bytes to send (check the signals afterwards)."""
         held = self.buf
         pos = 0
-        if self._lane and not held:  # NB: the usual case: parse the caller's bytes in place
+        if self._lane:  # NB: the usual case: parse the caller's bytes in place
             buf: bytes | bytearray | memoryview = data
             n = len(data)
             lane = n >= 20 and data[0] == 66
@@ -164,7 +165,7 @@ class Connection(ExtendedQuery, FunctionCalls):
                 # NB: the usual arrival, one prepared round trip (Bind, [Describe,] Execute,
                 # Sync: pgbench -M prepared, psycopg, asyncpg): straight to `_bind_run`
                 end = 1 + _unpack(buf, 1)[0]
-                if end < n and end >= 5:
+                if end >= 5:  # NB: a Bind not whole yet (end >= n): `_bind_run` runs nothing
                     pos = self._bind_run(buf, 0, end)
                     if pos == n and not self._in_extended and self._held is None and \
                             self._recoder is None:
@@ -263,8 +264,9 @@ class Connection(ExtendedQuery, FunctionCalls):
             held += buf[pos:]
         if self._held is not None and (self._must_flush or not self._in_extended):
             self._release()  # NB: replies go out now: held Executes run first (insertbatch)
-        self._lane = self.phase == READY and self._copy is None and not self._skipping and \
-            not self.closed and not self.start_tls and self._recoder is None
+        self._lane = not held and self.phase == READY and self._copy is None and \
+            not self._skipping and not self.closed and not self.start_tls and \
+            self._recoder is None
         if self._in_extended and not self._must_flush and self._copy is None \
                 and self.phase == READY:
             return b""  # NB: as PostgreSQL, extended-protocol replies wait for Sync or Flush
