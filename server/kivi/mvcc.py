@@ -48,7 +48,7 @@ built it. A checkpoint copies the base's two lists (`export`).
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from functools import partial
 from itertools import compress, islice, repeat
@@ -137,7 +137,7 @@ class VersionStore(Freezing, Sampling):
 
     # --- writes -------------------------------------------------------------------------------
 
-    def apply(self, ts: int, writes: Iterable[tuple[bytes, Row | None]]) -> None:
+    def apply(self, ts: int, writes: Sequence[tuple[bytes, Row | None]]) -> None:
         """Adds one version per (key, row) at commit ts; reapplying the same writes is a no-op.
 
         A new key above every stored one (a row id of a table without a primary key, a
@@ -150,7 +150,7 @@ class VersionStore(Freezing, Sampling):
         if self._col is not None:
             writes = writes if isinstance(writes, list) else list(writes)
             self._col.apply(ts, list(map(_head, writes)), list(map(_row_of, writes)))
-        if isinstance(writes, list) and len(writes) > self.cache_limit:
+        if len(writes) > self.cache_limit and isinstance(writes, list):
             writes = self._apply_bulk(ts, writes)
         keys, chains, gc = self._keys, self._chains, self._gc
         pos = self._pos if self._pos_keys is keys else None  # the point index (`_chain`)
