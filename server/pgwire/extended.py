@@ -521,7 +521,8 @@ class ExtendedQuery:
                     return stop - 5  # NB: the Sync is still to be handled
                 if rows is not None:  # the lane: rows at once, no Result (a block: a spent portal)
                     old = self.portals.pop("", None)  # NB: the Sync would drop ours (idle)
-                    if old is not None and old.result is not None and not old.result.done:
+                    if old is not None and not old.ran and old.result is not None and \
+                            not old.result.done:  # NB: ran: its result is done (`_run_no_rows`)
                         old.close()
                     out = self.out
                     out += M.BIND_COMPLETE
@@ -571,8 +572,9 @@ class ExtendedQuery:
         only if it outlives the Sync (a block is open), as PostgreSQL's idle Sync drops it."""
         portals = self.portals
         old = portals.pop("", None)
-        if old is not None and old.result is not None and not old.result.done:
-            old.close()  # NB: the usual one, spent in the block, has nothing to close
+        if old is not None and not old.ran and old.result is not None and not old.result.done:
+            old.close()  # NB: the usual one, spent in the block (ran: its result is done),
+            # has nothing to close: one attribute read tells
         out = self.out
         out += _BIND_NO_DATA if describe else M.BIND_COMPLETE
         session = self.session
