@@ -391,10 +391,14 @@ class PgProtocol(asyncio.Protocol):
         conn = self.conn
         feed = conn.feed
         main = self.hub.main
+        box = self.outbox
+        # NB: the session's, once `_process` has hooked it (only `_process` hooks)
+        session: Any = None
+        flag = self._cancel_flag
         while True:
             try:
                 self.busy = True
-                if self._cancel_flag.up:  # NB: no call else
+                if flag.up:  # NB: no call else
                     self._reset()  # a cancel that came while idle is a no-op, as in PG
                 out = feed(data)
                 if self.plain and not conn.closed:
@@ -408,12 +412,10 @@ class PgProtocol(asyncio.Protocol):
                             self.reply += out
                         else:
                             self.reply = out
-                            box = self.outbox
                             if not box:
                                 self.loop.call_soon(self.server.flush_replies)
                             box.append(self)
-                    session = self._hooked  # NB: `plain`: conn.session's
-                    if session.inbox:
+                    if session.inbox:  # NB: `plain`: conn.session is the hooked one
                         self.notified()  # a NOTIFY that arrived while we were busy
                     if conn.ready_status != "I":  # NB: what `_ready` just read: no call
                         value = session.setting_values.get("idle_in_transaction_session_timeout")
@@ -430,6 +432,8 @@ class PgProtocol(asyncio.Protocol):
                 self.busy = False
                 self._hang_up()
                 self._close_session()
+            session = self._hooked
+            flag = self._cancel_flag
             if conn.closed or self.lost:
                 if self.lost:
                     self._finish()

@@ -414,10 +414,8 @@ class Connection(ExtendedQuery, FunctionCalls):
     def _ready(self, status: str | None = None) -> None:
         """ReadyForQuery, after the changed settings and the notifications; `status`: the
         session's transaction status when the caller has just read it."""
-        if self.closed:
-            return
         session = self.session
-        if session is not None:
+        if session is not None:  # NB: so not closed (`close` drops the session)
             if session.parameters_changed:  # NB: `_parameters`, no call
                 changed = session.take_changed_parameters()
                 if changed:
@@ -431,6 +429,8 @@ class Connection(ExtendedQuery, FunctionCalls):
                     self.out += M.notification(pid, channel, payload)
             if status is None:
                 status = session.transaction_status
+        elif self.closed:
+            return
         elif status is None:  # NB: no session, so no changed settings (`_apply_parameters`)
             status = "I"
         self.ready_status = status
