@@ -481,29 +481,32 @@ class ConflictManager:
             return self._acquire_mode(txn, snapshot, space, keys, mode)
         if len(keys) == 1 and not self._bulk:
             # NB: one key (a keyed UPDATE's row lock, a single-row INSERT) where no space
-            # has bulk holds: `_acquire`'s steps for a free key, inline (with the sealed
-            # sets of a bulk load's keys, `_sealed_ts`); a held or newer key takes
-            # `_acquire` (Wait, Conflict)
+            # has bulk holds: `_acquire`'s steps for it, inline (with the sealed sets of a
+            # bulk load's keys, `_sealed_ts`): granted, or its Wait or Conflict (a hot
+            # pgbench row committed after the snapshot) with no `_acquire` call
             key = keys[0]
             hs = self._holds.get(space)
             h = None if hs is None else hs.get(key)
             if h == txn:
                 return None
-            if h is None:
-                last = self._commits.get(space)
-                ts = None if last is None else last.get(key)
-                if self._sealed:
-                    for ks, t, _ in self._sealed.get(space, ()):
-                        if key in ks and (ts is None or t > ts):
-                            ts = t
-                if ts is None and self.born:
-                    ts = self.born.get(space)  # NB: a key of a new space: its creation
-                if ts is None or ts <= snapshot:
-                    if hs is None:
-                        self._holds[space] = {key: txn}
-                    else:
-                        hs[key] = txn
-                    return None
+            if h is not None:
+                self.add_waiter(h, txn)
+                return Wait(txn, h, (space, key))
+            last = self._commits.get(space)
+            ts = None if last is None else last.get(key)
+            if self._sealed:
+                for ks, t, _ in self._sealed.get(space, ()):
+                    if key in ks and (ts is None or t > ts):
+                        ts = t
+            if ts is None and self.born:
+                ts = self.born.get(space)  # NB: a key of a new space: its creation
+            if ts is not None and ts > snapshot:
+                return Conflict(txn, (space, key), ts)
+            if hs is None:
+                self._holds[space] = {key: txn}
+            else:
+                hs[key] = txn
+            return None
         return self._acquire(txn, snapshot, space, keys)
 
     def acquire_bulk(self, txn: int, snapshot: int, space: int, keys: list[bytes],

@@ -16,6 +16,7 @@ from cumulo.server.kivi.api import Get, GetReply
 from cumulo.server.kivi.node import KiviNode
 from cumulo.server.txn import groupcommit as gcm
 from cumulo.server.txn.conflicts import LATEST, ConflictManager, Prune
+from cumulo.server.txn.rowlocks import NO_KEY_UPDATE
 from cumulo.server.txn.snapshot import Advanced, SnapshotServer
 
 from .simcheck import Checker, SimViolation, TxnRecord
@@ -65,9 +66,13 @@ def test_same_seed_same_history():
 
 
 class BothWritersWin(ConflictManager):
-    """Grants every write lock: first-updater-wins is gone."""
+    """Grants every write lock: first-updater-wins is gone (in `try_acquire`'s one-key way
+    too, which answers a Wait or Conflict itself)."""
 
     def _acquire(self, txn, snapshot, space, keys):
+        return None  # granted
+
+    def try_acquire(self, txn, snapshot, space, keys, mode=NO_KEY_UPDATE):
         return None  # granted
 
 
