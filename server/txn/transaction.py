@@ -508,6 +508,39 @@ class Transaction:
                 locked[key] = max(mode, locked.get(key, -1))
         return got
 
+    def lock_put_one(self, space: int, k: bytes, row: Row | None, mode: int) -> int:
+        """`lock_row(space, [k], mode)` and, when that locks the row as the snapshot saw it
+        (0), `put_one(space, k, row, mode)`: a keyed UPDATE's lock and write of the row it
+        read, in one call. A newer version (READ COMMITTED's commit ts, > 0) leaves the row
+        locked and nothing written, as `lock_row` alone; REPEATABLE READ and SERIALIZABLE
+        raise as it does."""
+        if self.read_only:  # NB: as `lock_row`
+            raise ReadOnlySQLTransaction(
+                "cannot execute SELECT FOR UPDATE in a read-only transaction"
+            )
+        if self._ts is None:
+            self._snap()
+        locked = self.locked
+        ws = self.ws
+        key = (space, k)
+        have = locked.get(key, -1) if locked else -1
+        if have < mode:
+            w = ws.spaces.get(space)
+            if (w is not None and k in w) or (ws.runs.get(space) and ws.contains(space, k)):
+                if have >= 0:  # NB: written, locked more weakly: `put_one` upgrades it
+                    self.ltm.acquire(self, [key], mode=mode)
+                    locked[key] = mode
+            else:
+                got = self.ltm.lock_space(self, space, [k], mode, WAIT)
+                if got >= 0:
+                    locked[key] = mode  # NB: stronger than `have`
+                if got:
+                    return got
+        ws.put(space, k, row)
+        if self.reads is not None:  # as `put`: after the ww check
+            self.ltm.probe(self, at_write=True)
+        return 0
+
     def unlock_row(self, space: int, keys: list[bytes]) -> None:
         """Drops row locks taken on keys not written (see `api.Txn.unlock_row`)."""
         locked = self.locked

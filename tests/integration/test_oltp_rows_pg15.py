@@ -180,7 +180,7 @@ select * from pa order by id;
 def test_keyed_writes_of_one_row_with_and_without_checks_match_pg15(pg15, module_server):
     # a keyed UPDATE of one row whose table has nothing to check for the columns it keeps
     # (its row written as it is: `TableWriter.prepares_plainly`) beside ones with a
-    # domain, a generated column, a NOT NULL column set, a view's CHECK OPTION (in force
-    # for the table's statement through the view, not for the prepared one), RETURNING, a keyed DELETE
-    # (its first run's steps, `dml.update`'s run_one) and a savepoint rolled back
+    # domain, a generated column, a NOT NULL column set, a view's CHECK OPTION in force,
+    # RETURNING, a keyed DELETE (its first run's steps, `dml.update`'s run_one) and a
+    # savepoint rolled back
     assert_same_outcomes(pg15, module_server, "oltp_plain", PLAIN)

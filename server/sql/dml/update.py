@@ -251,6 +251,9 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
     # (`write`'s steps for it, with no batch loop, slices or f-string)
     one_row = is_update and dense and returning is None
     tag_one = f"{verb} 1"
+    # the new row is the read row and SET's values the read computed (no value function
+    # to run: `new_row` has no effect beyond its result): `run_one` builds it before the lock
+    pure = not simple
 
     def attempt(sess: SQLSession, ctx: Any, candidates: set[bytes] | None,
                 matched: list[set[bytes]]) -> Result:
@@ -436,13 +439,18 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
             r = found[0]
             key = r[0]
             matched = {key}
+            seen_cat, writer, way = last[0]
+            if way == 3 and pure and seen_cat is ctx.catalog and writer is not None \
+                    and view_checks() is None:
+                # NB: the lock and `write`'s way 3 in one call: the new row is built first
+                # (SET's values were computed by the read; nothing runs here), written
+                # only if the row is locked as read
+                if not txn.lock_put_one(writer.space, key, tuple(new_row(r, r[1:dense], ctx)),
+                                        lock_mode):
+                    return Result(tag_one)
+                return relocked(sess, ctx, txn, [key])
             if txn.lock_row(keyed.space, [key], lock_mode):
                 return relocked(sess, ctx, txn, [key])
-            seen_cat, writer, way = last[0]
-            if way == 3 and seen_cat is ctx.catalog and writer is not None \
-                    and view_checks() is None:  # NB: `write`'s way 3, inline (no call)
-                txn.put_one(writer.space, key, tuple(new_row(r, r[1:dense], ctx)))
-                return Result(tag_one)
             return write(sess, ctx, found)
         except RetryStatement as e:
             if matched is None:

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...kivi.keycodec import element_encoder, encode_element
 from ..exec.keys import encode_key
 from . import nodes as N
 
@@ -121,7 +122,10 @@ class PointRead:
         """The encoded keys to read (none for a NULL key: it matches nothing)."""
         if self.param >= 0:
             v = params[self.param]
-            return [] if v is None else [encode_key((v,))]
+            if v is None:
+                return []
+            enc = element_encoder(type(v))  # NB: `encode_key((v,))` in one call
+            return [enc(v) if enc is not None else encode_element(v)]
         return encoded_keys(self.keys, params)
 
     def pick(self, rows: list[Any]) -> list[tuple[Any, ...]]:

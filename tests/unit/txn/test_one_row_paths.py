@@ -165,9 +165,62 @@ def _script_own_space_and_read_only(tm: EmbeddedTxnManager, twice: bool
     return out, [t1, t2, t3]
 
 
+def _lock_put(t: Any, k: bytes, row: Any, mode: int, twice: bool) -> Any:
+    """`lock_put_one` (a keyed UPDATE's lock and write in one call), or `lock_row` and,
+    when it answers 0, `put` of the key twice."""
+    if not twice:
+        return _outcome(lambda: t.lock_put_one(S, k, row, mode))
+
+    def general() -> Any:
+        got = t.lock_row(S, [k, k], mode)
+        if got == 0:
+            t.put(S, [(k, row), (k, row)], mode)
+        return got
+    return _outcome(general)
+
+
+def _script_lock_and_write(tm: EmbeddedTxnManager, twice: bool) -> tuple[list[Any], list[Any]]:
+    """A keyed UPDATE's lock and write of its row: a row committed after the snapshot
+    (READ COMMITTED locks it, writes nothing), then written at a fresh snapshot; a row
+    locked weakly first; a row written, then locked and written in a stronger mode (the
+    upgrade); repeatable read meeting a newer version; SERIALIZABLE; READ ONLY."""
+    ltm = tm.ltm
+    t1 = ltm.begin()
+    out = [_get(t1, K, twice)]
+    t2 = ltm.begin()
+    t2.put(S, _items(K, (2,), twice))
+    out.append(t2.commit())
+    out.append(_lock_put(t1, K, (3,), NO_KEY_UPDATE, twice))
+    out.append([_get(t1, K, twice), t1.min_snapshot, _state(tm, [t1, t2])])
+    with t1.fresh_snapshot():
+        out.append(_lock_put(t1, K, (4,), NO_KEY_UPDATE, twice))
+    out.append(_get(t1, K, twice))
+    out.append(t1.lock_row(S, _keys(J, twice), KEY_SHARE))
+    out.append(_lock_put(t1, J, (5,), NO_KEY_UPDATE, twice))
+    out.append(_lock_put(t1, J, (6,), UPDATE, twice))
+    out.append(_lock_put(t1, b"new", (7,), NO_KEY_UPDATE, twice))
+    out.append([_get(t1, k, twice) for k in (K, J, b"new")])
+    out.append(_state(tm, [t1, t2]))
+    t3 = ltm.begin(isolation="repeatable read")
+    out.append(_get(t3, b"x", twice))
+    t4 = ltm.begin(isolation="serializable")
+    out.append(_get(t4, b"y", twice))
+    out.append(t1.commit())
+    out.append(_lock_put(t3, K, (8,), NO_KEY_UPDATE, twice))
+    out.append(_lock_put(t4, b"y", (9,), NO_KEY_UPDATE, twice))
+    out.append(_lock_put(t4, J, (9,), NO_KEY_UPDATE, twice))
+    t5 = ltm.begin(read_only=True)
+    out.append(_lock_put(t5, K, (10,), NO_KEY_UPDATE, twice))
+    out.append(_state(tm, [t1, t2, t3, t4, t5]))
+    t3.abort()
+    out.append(_outcome(t4.commit))
+    out.append(_state(tm, [t1, t2, t3, t4, t5]))
+    return out, [t1, t2, t3, t4, t5]
+
+
 @pytest.mark.parametrize("script", [_script_update_as_pgbench, _script_modes,
                                     _script_serializable_and_runs,
-                                    _script_own_space_and_read_only])
+                                    _script_own_space_and_read_only, _script_lock_and_write])
 def test_one_key_calls_end_as_the_general_paths(script: Any) -> None:
     one, many = _setup(), _setup()
     got, txns_one = script(one, False)
