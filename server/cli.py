@@ -26,6 +26,7 @@ import socket
 import ssl
 import sys
 import threading
+from collections.abc import Sequence
 from importlib.metadata import version
 from typing import NoReturn
 
@@ -46,12 +47,12 @@ from .cluster.workers import (
     wait_for_go,
     watch_parent,
 )
-from .datadir import DataDirError, DataDirLock, prepare
+from .datadir import STOPPING, DataDirError, DataDirLock, prepare
 from .kivi import mvcc
 from .pgwire.hba import FILE_NAME as HBA_FILE
 from .pgwire.hba import HbaError, HbaFile
 from .pgwire.hba import install as install_hba
-from .pgwire.unixsock import UnixSocketError, UnixSpec, directories, permissions
+from .pgwire.unixsock import UnixListener, UnixSocketError, UnixSpec, directories, permissions
 from .pgwire.unixsock import probe as probe_unix
 from .sql.conffile import ConfError, Config, install
 from .sql.settings import SERVER, duration_ms
@@ -319,6 +320,11 @@ def _unix_spec(data_dir: str, worker: bool) -> UnixSpec:
                     configured=SERVER.source("unix_socket_directories") != "default")
 
 
+def _first_socket_dir(listeners: Sequence[UnixListener]) -> str:
+    """postmaster.pid's socket directory: the first one listened in, "" if none."""
+    return os.path.dirname(listeners[0].path) if listeners else ""
+
+
 def _checkpoint_seconds() -> float:
     """checkpoint_timeout in seconds, read at each checkpoint (a reload may change it)."""
     return duration_ms(SERVER.values.get("checkpoint_timeout", "5min")) / 1000.0
@@ -370,7 +376,7 @@ async def _serve(args: argparse.Namespace) -> int:
     _cap_memory(args.memory_limit)
     try:
         data_dir = prepare(args.data_dir)
-        lock = DataDirLock.acquire(data_dir, port=args.port, host=args.host)
+        lock = DataDirLock.acquire(data_dir, port=args.port)
     except DataDirError as e:
         raise StartupError(str(e)) from None
     txn = engine = server = checkpointer = zk = workers = relay = None
@@ -459,10 +465,6 @@ async def _serve(args: argparse.Namespace) -> int:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, on_signal, sig)
 
-        def ready(host: str, port: int) -> None:
-            log.info("database system is ready to accept connections on %s:%d (data dir %s)",
-                     host, port, data_dir)
-
         if workers is not None:  # NB: this engine has joined: the others may now
             try:
                 workers.go()
@@ -471,7 +473,7 @@ async def _serve(args: argparse.Namespace) -> int:
                 raise StartupError(str(e)) from None
         try:
             server = await serve(
-                engine, args.host, args.port, auth=auth, ssl_context=ssl_context, on_ready=ready,
+                engine, args.host, args.port, auth=auth, ssl_context=ssl_context,
                 frontend=args.frontend, settings=SERVER.values,
                 reuse_port=args.workers > 1 or args.worker_of is not None, unix=unix,
             )
@@ -479,6 +481,11 @@ async def _serve(args: argparse.Namespace) -> int:
             raise StartupError(str(e)) from None
         except OSError as e:
             raise _listen_error(args.host, args.port, e) from None
+        # NB: postmaster.pid says ready (with where it listens) before the log line does:
+        # a tool that saw the line finds the file up to date
+        lock.listening(_first_socket_dir(server.unix_listeners), args.host)
+        log.info("database system is ready to accept connections on %s:%d (data dir %s)",
+                 server.host, server.port, data_dir)
         if workers is not None or args.worker_of is not None:  # a cancel may land elsewhere
             registry = server.registry
             relay = CancelRelay(data_dir, group_root(data_dir, args.worker_of is not None),
@@ -497,6 +504,7 @@ async def _serve(args: argparse.Namespace) -> int:
         await stop.wait()
         log.info("received shutdown request; shutting down")
     finally:
+        lock.set_status(STOPPING)
         if workers is not None:
             workers.tell(signals[0] if signals else signal.SIGINT)
         if checkpointer is not None:
