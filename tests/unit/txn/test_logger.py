@@ -10,6 +10,8 @@ import threading
 import uuid
 from decimal import Decimal
 
+import greenlet
+
 from cumulo.server import waits
 from cumulo.server.errors import IOError_
 from cumulo.server.kivi.api import Write
@@ -210,8 +212,9 @@ def test_loop_commits_are_made_durable_by_the_helper_process(tmp_path, monkeypat
 
     monkeypatch.setattr(FsyncHelper, "order", order)
     failed = on_a_hub(*[lambda ts=ts: log.log(ts, pack_record(ts, [])) for ts in range(9, 13)])
-    assert isinstance(failed.results[0], IOError_) and failed.results[0].sqlstate == "58030"
-    assert all(g is None or isinstance(g, IOError_) for g in failed.results)
+    # NB: the four commit in one loop pass, so the one order covers (and fails) them all,
+    # the leader's (parked by `_wait_locked`) and the three followers' (parked by `log`)
+    assert all(isinstance(g, IOError_) and g.sqlstate == "58030" for g in failed.results)
     os.close(pipe[0])
     os.close(pipe[1])
     helper.proc.kill()
@@ -268,6 +271,39 @@ def test_a_helper_answer_wakes_only_the_commits_it_covered(tmp_path):
     log.close()
     assert sorted(unpack_record(p)[0] for p in read_log(str(tmp_path))) \
         == list(range(1, 8 * per + 1))
+
+
+def test_a_commit_thrown_out_of_its_wait_leaves_the_parked_ones(tmp_path):
+    """A commit parked on the helper's order in flight and thrown out of its wait (a
+    session ended under it) leaves the parked list at once: the answer must never switch
+    to its greenlet. The other commits return durable, and its record is in the files
+    (written before the wait, as a commit whose client went away)."""
+    log = RedoLog(str(tmp_path))
+    gs: dict[str, object] = {}
+    seen: list[list[int]] = []
+
+    def second():
+        gs["g"] = greenlet.getcurrent()
+        log.log(2, pack_record(2, []))
+
+    def thrower():
+        hub = waits.current_hub()
+        assert hub is not None
+
+        def throw():  # NB: from the loop (a callback), before the order is even sent
+            seen.append([lsn for lsn, _w in log._parked])
+            gs["g"].throw(KeyError("thrown"))  # type: ignore[attr-defined]
+            seen.append([lsn for lsn, _w in log._parked])
+
+        hub.loop.call_soon(throw)
+
+    run = on_a_hub(lambda: log.log(1, pack_record(1, [])), second, thrower)
+    assert run.results[0] is None and run.results[2] is None
+    assert isinstance(run.results[1], KeyError)
+    assert seen == [[1, 2], [1]]
+    assert log._synced == log._written == 2 and log._parked == []
+    log.close()
+    assert sorted(unpack_record(p)[0] for p in read_log(str(tmp_path))) == [1, 2]
 
 
 def test_commits_of_one_loop_pass_share_the_helpers_fsync(tmp_path):
