@@ -259,6 +259,12 @@ class LocalTxnManager(SerializableMixin):
 
     def take_snapshot(self, txn: Transaction) -> int:
         """Returns the snapshot for txn, waiting for the session's last commit if needed."""
+        ts = self.snapshots.snapshot
+        if ts >= txn.min_snapshot and txn.tid in self._active and not self.shared_snapshots:
+            # NB: a later statement's snapshot (READ COMMITTED), as below, with no look at
+            # the session's last commit: the first snapshot waited for it, and no other
+            # transaction of the session commits while this one runs (one at a time)
+            return ts
         need = txn.min_snapshot
         if self.shared_snapshots:
             self._refresh_snapshot()

@@ -103,12 +103,13 @@ class WriteSet:
             self.undo.append((space, key, True, w[key]))
         else:
             runs = self.runs.get(space)
-            at = locate(runs, key) if runs else None
-            if at is not None:
-                run, i = at
-                self.undo.append((space, key, True, run.rows[i]))
-                run.set(i, row)
-                return
+            if runs:
+                at = locate(runs, key)
+                if at is not None:
+                    run, i = at
+                    self.undo.append((space, key, True, run.rows[i]))
+                    run.set(i, row)
+                    return
             self.undo.append((space, key, False, None))
             if self._sorted:  # NB: else `_append_sorted` has nothing to keep
                 self._append_sorted(space, [key])

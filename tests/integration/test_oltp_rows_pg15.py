@@ -174,12 +174,36 @@ rollback to s;
 execute av(10, 1);
 commit;
 select * from pa order by id;
+create table pp (id int primary key, a int, b text, c int);
+insert into pp values (1, 1, 'x', 10), (2, 2, 'y', 20);
+prepare pa1(int, int) as update pp set a = a + $1 where id = $2;
+prepare pc1(int, int) as update pp set c = c * 2 + $1 where id = $2;
+prepare pb1(text, int) as update pp set b = b || $1 where id = $2;
+prepare p2(int, int) as update pp set a = c, c = a + $1 where id = $2;
+prepare pv1(int, int) as update pp set c = $1 where id = $2;
+execute pa1(5, 1);
+execute pc1(1, 1);
+execute pb1('z', 2);
+execute p2(100, 2);
+execute pv1(7, 1);
+execute pa1(5, 3);
+execute pa1(null, 2);
+begin;
+execute pa1(1, 1);
+savepoint s;
+execute pc1(2147483647, 1);
+rollback to s;
+execute pc1(1, 1);
+execute pa1(1, 1);
+commit;
+select * from pp order by id;
 """
 
 
 def test_keyed_writes_of_one_row_with_and_without_checks_match_pg15(pg15, module_server):
     # a keyed UPDATE of one row whose table has nothing to check for the columns it keeps
-    # (its row written as it is: `TableWriter.prepares_plainly`) beside ones with a
+    # (its row written as it is: `TableWriter.prepares_plainly`, one SET value of the read
+    # put in its column's place by `run_one`, or several) beside ones with a
     # domain, a generated column, a NOT NULL column set, a view's CHECK OPTION in force,
     # RETURNING, a keyed DELETE (its first run's steps, `dml.update`'s run_one) and a
     # savepoint rolled back

@@ -254,6 +254,10 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
     # the new row is the read row and SET's values the read computed (no value function
     # to run: `new_row` has no effect beyond its result): `run_one` builds it before the lock
     pure = not simple
+    # one SET value, computed by the read (pgbench's `SET abalance = abalance + $1`): the
+    # new row is the read row with that value in its column's place (`new_row`, in a display)
+    one_set = pure and len(computed) == 1
+    set_at, set_from = computed[0] if one_set else (0, 0)
 
     def attempt(sess: SQLSession, ctx: Any, candidates: set[bytes] | None,
                 matched: list[set[bytes]]) -> Result:
@@ -445,8 +449,9 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
                 # NB: the lock and `write`'s way 3 in one call: the new row is built first
                 # (SET's values were computed by the read; nothing runs here), written
                 # only if the row is locked as read
-                if not txn.lock_put_one(writer.space, key, tuple(new_row(r, r[1:dense], ctx)),
-                                        lock_mode):
+                new = (*r[1:set_at + 1], r[set_from], *r[set_at + 2:dense]) if one_set \
+                    else tuple(new_row(r, r[1:dense], ctx))
+                if not txn.lock_put_one(writer.space, key, new, lock_mode):
                     return Result(tag_one)
                 return relocked(sess, ctx, txn, [key])
             if txn.lock_row(keyed.space, [key], lock_mode):
