@@ -154,6 +154,8 @@ _DOCS: dict[str, tuple[str, str]] = {
         "logging statements, on error."),
     "log_min_duration_statement": ("Reporting and Logging / When to Log",
                                   "Sets the minimum execution time above which all statements will be logged."),
+    "log_file_mode": ("Reporting and Logging / Where to Log",
+                      "Sets the file permissions for log files."),
     "log_min_messages": ("Reporting and Logging / When to Log",
                         "Sets the message levels that are logged."),
     "log_statement": ("Reporting and Logging / What to Log",

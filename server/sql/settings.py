@@ -186,6 +186,9 @@ DEFAULTS: dict[str, str] = {
     "log_parameter_max_length_on_error": "0",  # a bad Bind value's CONTEXT (pgwire.extended)
     "log_parameter_max_length": "-1",  # NB: statement logging shows no parameters here
     "log_min_messages": "warning",
+    # NB: Cumulo logs to stderr only (no logging_collector), so no log file takes this mode;
+    # it is there for the tools and scripts that read it (SHOW, pg_settings)
+    "log_file_mode": "0600",
     "checkpoint_timeout": "5min",
     "synchronize_seqscans": "on",  # pg_dump turns it off; Cumulo's scans start at the first row
     # PL/pgSQL's own (plpgsql.so defines them): the defaults of `#print_strict_params` and
@@ -225,7 +228,10 @@ BOOLEANS = {
 }
 # Settings only the configuration file (and ALTER SYSTEM + reload) may change, as PostgreSQL's
 # "sighup" context: SET says 55P02 "cannot be changed now".
-SIGHUP_ONLY = {"checkpoint_timeout"}
+SIGHUP_ONLY = {"checkpoint_timeout", "log_file_mode"}
+# Integer settings that are file modes: PostgreSQL reads them as C's strtol does (0644 octal,
+# 0x1a4 hexadecimal) and shows them in octal, 0600
+FILE_MODES = {"log_file_mode"}
 ISOLATION_LEVELS = ("read uncommitted", "read committed", "repeatable read", "serializable")
 _TRUE = {"on", "true", "yes", "1", "t", "y"}
 _FALSE = {"off", "false", "no", "0", "f", "n"}
@@ -280,6 +286,8 @@ def _normalise(name: str, value: str) -> str:
                                                                                           order)
         return {"iso": "ISO", "sql": "SQL", "postgres": "Postgres", "german": "German"}[style] + \
             ", " + order.upper()
+    if name in FILE_MODES:
+        return _file_mode(name, v)
     if name == "checkpoint_timeout" and v.isdigit():
         v = v + "s"  # NB: PostgreSQL counts this one in seconds
     if name in TIME_SETTINGS:
@@ -327,6 +335,34 @@ def _normalise(name: str, value: str) -> str:
                 hint="Available values: postgres, postgres_verbose, sql_standard, iso_8601.")
         return low
     return v
+
+
+_C_INTEGER = re.compile(r"([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)")
+_C_REAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+
+
+def _file_mode(name: str, value: str) -> str:
+    """A file mode setting's value as PostgreSQL's parse_int reads it (strtol with base 0, or
+    else a real number rounded) and its show hook prints it (four octal digits).
+
+    >>> _file_mode("log_file_mode", "420"), _file_mode("log_file_mode", "0x1ff")
+    ('0644', '0777')
+    >>> _file_mode("log_file_mode", "08"), _file_mode("log_file_mode", "1e2")
+    ('0010', '0144')
+    """
+    m = _C_INTEGER.fullmatch(value)
+    if m is not None:
+        digits = m.group(2)
+        base = 16 if digits[1:2] in ("x", "X") else 8 if digits.startswith("0") else 10
+        n = int(digits, base) * (-1 if m.group(1) == "-" else 1)
+    elif _C_REAL.fullmatch(value):
+        n = round(float(value))  # NB: rint's rounding, half to even
+    else:
+        raise InvalidParameterValue(f'invalid value for parameter "{name}": "{value}"')
+    if not 0 <= n <= 0o777:
+        raise InvalidParameterValue(f'{n} is outside the valid range for parameter "{name}" '
+                                    "(0 .. 511)")
+    return f"{n:04o}"
 
 
 # the settings published to the session's thread (`Settings.use_zone`) that plans fold by

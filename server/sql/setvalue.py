@@ -8,11 +8,19 @@ value (utility, adminstmts) share it.
 'UTC'
 >>> set_value('public, "my schema"')
 'public, "my schema"'
+>>> set_value("0644"), set_value("'0644'")
+('644', '0644')
 >>> split_commas("a, 'b,c'")
 ['a', " 'b,c'"]
 """
 
 from __future__ import annotations
+
+import re
+
+# An integer literal with leading zeros: PostgreSQL 15's lexer reads it as the decimal
+# number (0644 is 644), where the quoted '0644' stays text (an octal file mode)
+_ZERO_LED = re.compile(r"-?0[0-9]+")
 
 
 def set_value(text: str) -> str:
@@ -28,6 +36,8 @@ def set_value(text: str) -> str:
             v = v[1:-1].replace("''", "'")
         elif v.startswith('"') and v.endswith('"'):
             v = v[1:-1].replace('""', '"') if "," not in text else v
+        elif _ZERO_LED.fullmatch(v):
+            v = str(int(v))
         parts.append(v)
     return ", ".join(parts)
 
