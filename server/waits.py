@@ -186,6 +186,18 @@ def _resume_all(waiters: list[Waiter]) -> None:
 
 def wake_all(waiters: list[Waiter]) -> None:
     """Wakes parked greenlets: one scheduled callback per hub, whoever calls it."""
+    if len(waiters) == 1:  # NB: one (a Condition's notify: a row lock released), no grouping
+        w = waiters[0]
+        if not w.done:
+            hub = w.hub
+            try:
+                if hub.thread == threading.get_ident():
+                    hub.loop.call_soon(w._resume, True)
+                else:
+                    hub.loop.call_soon_threadsafe(w._resume, True)
+            except RuntimeError:  # the loop is closed: the server is gone
+                pass
+        return
     by_hub: dict[Hub, list[Waiter]] = {}
     for w in waiters:
         if not w.done:
@@ -232,7 +244,11 @@ class Condition(threading.Condition):
         saved = lock.release() if plain else self._release_save()  # type: ignore[attr-defined]
         woke = False
         try:
-            woke = w.park(timeout)
+            if timeout is None:  # NB: `Waiter.park`'s steps for no timeout, inline
+                hub.parks += 1
+                woke = bool(hub.main.switch())
+            else:
+                woke = w.park(timeout)
         finally:
             if plain:
                 lock.acquire()
@@ -245,7 +261,16 @@ class Condition(threading.Condition):
         return woke
 
     def notify(self, n: int = 1) -> None:
-        super().notify(n)
+        # NB: threading's notify only when a thread waits (a row lock's release: mostly
+        # none does), else its ownership test, inline for a plain Lock, as `notify_all`
+        if self._waiters:  # type: ignore[attr-defined]
+            threading.Condition.notify(self, n)
+        elif not self._plain:
+            if not self._is_owned():  # type: ignore[attr-defined]
+                raise RuntimeError("cannot notify on un-acquired lock")
+        elif self._lock.acquire(False):  # type: ignore[attr-defined]
+            self._lock.release()  # type: ignore[attr-defined]
+            raise RuntimeError("cannot notify on un-acquired lock")
         if self._parked:
             live = [w for w in self._parked if not w.done]  # NB: a timed-out one may linger
             ws = live[:n]

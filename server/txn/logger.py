@@ -434,12 +434,17 @@ class RedoLog:
             finally:
                 self._answering = False
                 woken, self._woken = self._woken, []
+        if not woken:
+            return
         here = threading.get_ident()
         for w in woken:
-            if w.hub.thread == here:
-                w._resume(True)
-            else:  # NB: a session of another loop on the same log
+            hub = w.hub
+            if hub.thread != here:  # NB: a session of another loop on the same log
                 waits.wake_all([w])
+            elif not w.done:  # NB: `Waiter._resume` inline (parked with no timer to cancel)
+                w.done = True
+                hub.switched_at = time.monotonic()
+                w.g.switch(True)
 
     def _complete(self, block: bool) -> None:
         """Reads the helper's answer to the order in flight and reports it as the syncer
