@@ -218,6 +218,10 @@ def analyse_utility(session: SQLSession, sql: str, kind: str, m: re.Match[str],
             tables = [get_relation(cat, schema, name, s.search_path())  # NB: 42P01 if missing
                       for schema, name in targets]
             if verb == "VACUUM":  # old versions go, settled rows go cold (`kivi.freeze`)
+                # NB: in every table, even when it names some: KiVi's Collect has no space
+                # filter (a `spaces` field in kivi.api.Collect, which node.collect would test
+                # each region's space against, passed through LTM.collect and the cluster
+                # manager, would let it collect only the tables' and their indexes' spaces)
                 waits.blocking(s.engine.tm.collect)
             if analyze:
                 run_analyze(s, tables or [t for t in cat.tables if t.kind == "r"])
