@@ -246,12 +246,8 @@ class RedoLog:
         self._deferred = False  # that order waits for the end of the loop's next pass
         # the hub greenlets waiting for the helper's fsyncs, (LSN, waiter): a report
         # wakes exactly those it covered (`_wake_covered`), the later ones stay
-        # parked for the next order, which the answer sends at once (`_complete`)
+        # parked for the next order, which the answer sends at once (`_report`)
         self._parked: list[tuple[int, waits.Waiter]] = []
-        # while `_on_answer` runs (the loop's thread, no greenlet): the waiters its answer
-        # woke, resumed by it once the lock is released instead of by a scheduled callback
-        self._answering = False
-        self._woken: list[waits.Waiter] = []
         # the flusher's own wake-up (only `close` notifies it): on `_cond` every group's
         # completion woke it too, and it then fought the loop thread for the GIL
         self._flusher: threading.Thread | None = None
@@ -286,18 +282,22 @@ class RedoLog:
                     self._lead(out, waits.current_hub())
 
     def _wake_covered(self, upto: int) -> None:
-        """Wakes the parked greenlets whose records are durable now (caller holds the
-        lock): with one scheduled callback, or, in `_on_answer`, by it directly."""
+        """Wakes the parked greenlets whose records are durable now, with one scheduled
+        callback (caller holds the lock; `_on_answer` resumes them itself)."""
+        ws = self._covered(upto)
+        if ws:
+            waits.wake_all(ws)
+
+    def _covered(self, upto: int) -> list[waits.Waiter]:
+        """Takes the parked greenlets whose records are durable now out of the parked
+        list, and returns them (caller holds the lock)."""
         parked = self._parked
         ws = [w for lsn, w in parked if lsn <= upto]
         if len(ws) == len(parked):
             self._parked = []
         else:
             self._parked = [p for p in parked if p[0] > upto]
-        if self._answering:
-            self._woken += ws
-        elif ws:
-            waits.wake_all(ws)
+        return ws
 
     def _park(self, lsn: int, hub: waits.Hub) -> None:
         """Parks the calling greenlet until a report covers `lsn` (caller holds the lock,
@@ -426,14 +426,18 @@ class RedoLog:
 
     def _on_answer(self) -> None:
         """The loop's reader callback: an answer of the helper came. The commits it made
-        durable resume from here, once the lock is released: no callback is scheduled."""
+        durable resume from here, once the lock is released: no callback is scheduled.
+        The usual answer (its order sent) is read here and reported by `_report`."""
         with self._lock:
-            self._answering = True
-            try:
-                self._complete(block=False)
-            finally:
-                self._answering = False
-                woken, self._woken = self._woken, []
+            helper = self._helper
+            if self._deferred or type(helper) is not FsyncHelper:
+                woken = self._complete(block=False)
+            else:
+                try:
+                    answer = helper.result(False)
+                except BlockingIOError:
+                    return
+                woken = self._report(helper, answer)
         if not woken:
             return
         here = threading.get_ident()
@@ -446,45 +450,55 @@ class RedoLog:
                 hub.switched_at = time.monotonic()
                 w.g.switch(True)
 
-    def _complete(self, block: bool) -> None:
-        """Reads the helper's answer to the order in flight and reports it as the syncer
-        thread does: the whole group wakes, and the next fsync starts at once if records
-        were written meanwhile (caller holds the lock)."""
-        if not isinstance(self._helper, FsyncHelper):
-            return
+    def _complete(self, block: bool) -> list[waits.Waiter]:
+        """Reads the helper's answer to the order in flight and reports it (`_report`;
+        caller holds the lock); returns the parked greenlets it made durable, taken out
+        of the parked list for the caller to resume."""
+        helper = self._helper
+        if not isinstance(helper, FsyncHelper):
+            return []
         if self._deferred:  # NB: an order still waiting for its pass to end gets no answer
             self._send_order()
+            if self._helper is not helper:  # NB: its send failed: the syncer has it
+                return []
         try:
-            answer = self._helper.result(block and self._inflight is not None)
+            answer = helper.result(block and self._inflight is not None)
         except BlockingIOError:
-            return
+            return []
+        return self._report(helper, answer)
+
+    def _report(self, helper: FsyncHelper,
+                answer: tuple[int, int] | None) -> list[waits.Waiter]:
+        """Reports the helper's answer to the order in flight as the syncer thread does
+        (caller holds the lock): the group's threads wake, the parked greenlets it made
+        durable are returned (`_complete`), and the next fsync starts at once if records
+        were written meanwhile."""
         inflight, self._inflight = self._inflight, None
         if answer is None:  # NB: the child is gone: the syncer thread takes over
             log_.error("the redo log's fsync helper ended; fsyncs go to a thread")
             self._fall_back(None if inflight is None else inflight[0])
-            return
+            return []
         if inflight is None:  # pragma: no cover - an answer to no order
-            return
+            return []
         order, synced = inflight
         if answer[1]:
             err = OSError(answer[1], os.strerror(answer[1]))
             self._failed = (synced, order.upto, err)
         self.fsyncs += 1
         outputs = self.gc.fsync_done(order.upto)
-        if len(outputs) == 1:  # NB: Durable alone, no segment closed meanwhile: `_run`'s case
-            self._cond.notify_all()
-            if self._parked:
-                self._wake_covered(outputs[0].upto)
-        else:
-            self._run(outputs)
+        if len(outputs) > 1:  # NB: segments closed meanwhile: `_run`'s cases, then Durable's
+            self._run(outputs[:-1])
+        self._cond.notify_all()
+        woken = self._covered(outputs[-1].upto) if self._parked else []
         if self.gc.synced < self.gc.written and self.gc.flushing is None and not self._closed:
             nxt = self.gc.wait_durable(self.gc.written, time.monotonic())
             if nxt and type(nxt[0]) is StartFsync:
                 try:
-                    self._helper.order(nxt[0].seq, self._fds[nxt[0].seq])
+                    helper.order(nxt[0].seq, self._fds[nxt[0].seq])
                     self._inflight = (nxt[0], self.gc.synced)
                 except OSError:
                     self._fall_back(nxt[0])
+        return woken
 
     def _fall_back(self, order: StartFsync | None) -> None:
         """Stops using the helper (it failed or ended) and hands the order it had, if
@@ -584,7 +598,7 @@ class RedoLog:
                     self._park(lsn, hub)
                     continue
                 elif not self._loop_reads_answers():
-                    self._complete(block=True)  # NB: no loop would read the answer
+                    waits.wake_all(self._complete(block=True))  # NB: no loop reads it
                     continue
                 else:
                     self._cond.wait(0.05)  # NB: that loop may end meanwhile (tests)
@@ -714,7 +728,8 @@ class RedoLog:
                 return
             while self.gc.flushing is not None:
                 if self._inflight is not None:
-                    self._complete(block=True)  # NB: the loop may be gone or be this thread
+                    # NB: the loop may be gone or be this thread
+                    waits.wake_all(self._complete(block=True))
                 else:
                     self._cond.wait()
             self._closed = True
