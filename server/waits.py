@@ -42,6 +42,7 @@ True
 from __future__ import annotations
 
 import asyncio
+import collections
 import concurrent.futures
 import threading
 import time
@@ -220,18 +221,27 @@ class Condition(threading.Condition):
     """A `threading.Condition` whose `wait` parks a hub's greenlet instead of its thread."""
 
     def __init__(self, lock: Any = None) -> None:
-        super().__init__(lock)
+        if type(lock) is _PLAIN_LOCK:
+            # NB: threading's __init__ less its three probes of the lock for _release_save,
+            # _acquire_restore and _is_owned, which a plain Lock lacks (so threading's own
+            # stand-ins serve): each raised an AttributeError. A row-lock wait makes one
+            self._lock: Any = lock
+            self.acquire = lock.acquire  # type: ignore[method-assign]
+            self.release = lock.release  # type: ignore[method-assign]
+            self._waiters: collections.deque[Any] = collections.deque()
+        else:
+            super().__init__(lock)
         self._parked: list[Waiter] = []
         # NB: a plain Lock has no C-level _is_owned, _release_save and _acquire_restore:
         # threading's Python stand-ins cost three calls per park (a commit's wait for its
         # fsync, a row-lock wait), so `wait` does their work inline for one
-        self._plain = type(self._lock) is _PLAIN_LOCK  # type: ignore[attr-defined]
+        self._plain = type(self._lock) is _PLAIN_LOCK
 
     def wait(self, timeout: float | None = None) -> bool:
         hub = current_hub()
         if hub is None:
             return super().wait(timeout)
-        lock: Any = self._lock  # type: ignore[attr-defined]
+        lock: Any = self._lock
         plain = self._plain
         if plain:
             if lock.acquire(False):  # NB: threading's _is_owned for a plain Lock
@@ -263,13 +273,13 @@ class Condition(threading.Condition):
     def notify(self, n: int = 1) -> None:
         # NB: threading's notify only when a thread waits (a row lock's release: mostly
         # none does), else its ownership test, inline for a plain Lock, as `notify_all`
-        if self._waiters:  # type: ignore[attr-defined]
+        if self._waiters:
             threading.Condition.notify(self, n)
         elif not self._plain:
             if not self._is_owned():  # type: ignore[attr-defined]
                 raise RuntimeError("cannot notify on un-acquired lock")
-        elif self._lock.acquire(False):  # type: ignore[attr-defined]
-            self._lock.release()  # type: ignore[attr-defined]
+        elif self._lock.acquire(False):
+            self._lock.release()
             raise RuntimeError("cannot notify on un-acquired lock")
         if self._parked:
             live = [w for w in self._parked if not w.done]  # NB: a timed-out one may linger
@@ -282,14 +292,14 @@ class Condition(threading.Condition):
         # once before it is handed over whole: go to threading's notify directly, and only
         # when a thread waits (a completed group commit, a lock release: mostly none does);
         # else its ownership test, inline for a plain Lock as in `wait`
-        waiters = self._waiters  # type: ignore[attr-defined]
+        waiters = self._waiters
         if waiters:
             threading.Condition.notify(self, len(waiters))
         elif not self._plain:
             if not self._is_owned():  # type: ignore[attr-defined]
                 raise RuntimeError("cannot notify on un-acquired lock")
-        elif self._lock.acquire(False):  # type: ignore[attr-defined]
-            self._lock.release()  # type: ignore[attr-defined]
+        elif self._lock.acquire(False):
+            self._lock.release()
             raise RuntimeError("cannot notify on un-acquired lock")
         if self._parked:
             ws, self._parked = self._parked, []

@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 
 import greenlet
+import pytest
 
 from cumulo.server import waits
 from tests.hubsessions import on_a_hub
@@ -51,19 +52,23 @@ def test_blocking_outside_a_hub_is_a_plain_call():
     assert waits.blocking(greenlet.getcurrent) is main
 
 
-def test_condition_notify_all_checks_ownership_and_wakes_threads_and_sessions():
-    """`Condition.notify_all` skips threading's notify when no thread waits, yet keeps its
-    rule (un-acquired: RuntimeError, with a plain Lock or an RLock) and wakes both a thread
-    and a hub's session that wait."""
+@pytest.mark.parametrize("notify", ["notify_all", "notify"])
+def test_condition_notify_all_checks_ownership_and_wakes_threads_and_sessions(notify):
+    """`Condition.notify_all` and `notify` skip threading's notify when no thread waits,
+    yet keep its rule (un-acquired: RuntimeError, with a plain Lock or an RLock) and wake
+    both a thread and a hub's session that wait (one of each for `notify`: threads and
+    sessions are woken apart). A Condition on a plain Lock is built without threading's
+    probes of the lock, and still waits and is notified as threading's."""
     for cond in (waits.Condition(threading.Lock()), waits.Condition()):
         try:
-            cond.notify_all()
+            getattr(cond, notify)()
         except RuntimeError:
             pass
         else:
-            raise AssertionError("notify_all without the lock did not raise")
+            raise AssertionError(f"{notify} without the lock did not raise")
         with cond:
-            cond.notify_all()  # nobody waits: nothing happens
+            getattr(cond, notify)()  # nobody waits: nothing happens
+            assert cond.wait(0.001) is False  # a thread's timed wait, as threading's
     cond = waits.Condition(threading.Lock())
     state = {"go": False}
     waiting = threading.Event()
@@ -87,7 +92,7 @@ def test_condition_notify_all_checks_ownership_and_wakes_threads_and_sessions():
     def session_wakes():
         with cond:
             state["go"] = True
-            cond.notify_all()
+            getattr(cond, notify)()
         return "done"
 
     assert on_a_hub(session_waits, session_wakes).results == ["woken", "done"]
