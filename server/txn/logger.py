@@ -68,7 +68,9 @@ the last one the real count.
 
 from __future__ import annotations
 
+import bisect
 import logging
+import operator
 import os
 import secrets
 import struct
@@ -101,6 +103,7 @@ SEGMENT_BYTES = 64 << 20
 # On a hub, fsync in a child process (`fsyncer`); CUMULO_FSYNC_HELPER=0: the syncer thread.
 FSYNC_HELPER = os.environ.get("CUMULO_FSYNC_HELPER", "1") != "0"
 _fsync = getattr(os, "fdatasync", os.fsync)
+_LSN = operator.itemgetter(0)  # a parked (LSN, waiter)'s LSN
 
 
 def _fsync_dir(path: str) -> None:
@@ -244,9 +247,9 @@ class RedoLog:
         self._helper_thread = 0  # the thread of that loop
         self._inflight: tuple[StartFsync, int] | None = None
         self._deferred = False  # that order waits for the end of the loop's next pass
-        # the hub greenlets waiting for the helper's fsyncs, (LSN, waiter): a report
-        # wakes exactly those it covered (`_wake_covered`), the later ones stay
-        # parked for the next order, which the answer sends at once (`_report`)
+        # the hub greenlets waiting for the helper's fsyncs, (LSN, waiter) in LSN order:
+        # a report wakes exactly those it covered, a prefix (`_covered`), the later ones
+        # stay parked for the next order, which the answer sends at once (`_report`)
         self._parked: list[tuple[int, waits.Waiter]] = []
         # the flusher's own wake-up (only `close` notifies it): on `_cond` every group's
         # completion woke it too, and it then fought the loop thread for the GIL
@@ -286,25 +289,26 @@ class RedoLog:
         callback (caller holds the lock; `_on_answer` resumes them itself)."""
         ws = self._covered(upto)
         if ws:
-            waits.wake_all(ws)
+            waits.wake_all([w for _lsn, w in ws])
 
-    def _covered(self, upto: int) -> list[waits.Waiter]:
-        """Takes the parked greenlets whose records are durable now out of the parked
-        list, and returns them (caller holds the lock)."""
+    def _covered(self, upto: int) -> list[tuple[int, waits.Waiter]]:
+        """Takes the parked (LSN, waiter)s whose records are durable now, the list's
+        prefix up to `upto`, out of the parked list and returns them (caller holds the
+        lock)."""
         parked = self._parked
-        ws = [w for lsn, w in parked if lsn <= upto]
-        if len(ws) == len(parked):
+        i = bisect.bisect_right(parked, upto, key=_LSN)
+        if i == len(parked):
             self._parked = []
-        else:
-            self._parked = [p for p in parked if p[0] > upto]
-        return ws
+            return parked
+        self._parked = parked[i:]
+        return parked[:i]
 
     def _park(self, lsn: int, hub: waits.Hub) -> None:
         """Parks the calling greenlet until a report covers `lsn` (caller holds the lock,
         released meanwhile); only while the helper has an order in flight, whose answer
         wakes it or chains the order that will."""
         w = waits.Waiter(hub)
-        self._parked.append((lsn, w))
+        bisect.insort(self._parked, (lsn, w), key=_LSN)  # NB: another may have parked a later LSN
         self._lock.release()
         woke = False
         try:
@@ -441,7 +445,7 @@ class RedoLog:
         if not woken:
             return
         here = threading.get_ident()
-        for w in woken:
+        for _lsn, w in woken:
             hub = w.hub
             if hub.thread != here:  # NB: a session of another loop on the same log
                 waits.wake_all([w])
@@ -450,10 +454,10 @@ class RedoLog:
                 hub.switched_at = time.monotonic()
                 w.g.switch(True)
 
-    def _complete(self, block: bool) -> list[waits.Waiter]:
+    def _complete(self, block: bool) -> list[tuple[int, waits.Waiter]]:
         """Reads the helper's answer to the order in flight and reports it (`_report`;
-        caller holds the lock); returns the parked greenlets it made durable, taken out
-        of the parked list for the caller to resume."""
+        caller holds the lock); returns the parked (LSN, waiter)s it made durable, taken
+        out of the parked list for the caller to resume."""
         helper = self._helper
         if not isinstance(helper, FsyncHelper):
             return []
@@ -468,10 +472,10 @@ class RedoLog:
         return self._report(helper, answer)
 
     def _report(self, helper: FsyncHelper,
-                answer: tuple[int, int] | None) -> list[waits.Waiter]:
+                answer: tuple[int, int] | None) -> list[tuple[int, waits.Waiter]]:
         """Reports the helper's answer to the order in flight as the syncer thread does
-        (caller holds the lock): the group's threads wake, the parked greenlets it made
-        durable are returned (`_complete`), and the next fsync starts at once if records
+        (caller holds the lock): the group's threads wake, the parked (LSN, waiter)s it
+        made durable are returned (`_complete`), and the next fsync starts at once if records
         were written meanwhile."""
         inflight, self._inflight = self._inflight, None
         if answer is None:  # NB: the child is gone: the syncer thread takes over
@@ -598,7 +602,8 @@ class RedoLog:
                     self._park(lsn, hub)
                     continue
                 elif not self._loop_reads_answers():
-                    waits.wake_all(self._complete(block=True))  # NB: no loop reads it
+                    # NB: no loop would read the answer
+                    waits.wake_all([w for _lsn, w in self._complete(block=True)])
                     continue
                 else:
                     self._cond.wait(0.05)  # NB: that loop may end meanwhile (tests)
@@ -645,7 +650,7 @@ class RedoLog:
                     and self._helper_loop is hub.loop and gc.synced < lsn):
                 # NB: `_wait_locked`'s first pass in this case: `_park`, inline
                 w = waits.Waiter(hub)
-                self._parked.append((lsn, w))
+                self._parked.append((lsn, w))  # NB: the largest LSN yet: the list stays in order
                 lock.release()
                 woke = False
                 try:
@@ -729,7 +734,7 @@ class RedoLog:
             while self.gc.flushing is not None:
                 if self._inflight is not None:
                     # NB: the loop may be gone or be this thread
-                    waits.wake_all(self._complete(block=True))
+                    waits.wake_all([w for _lsn, w in self._complete(block=True)])
                 else:
                     self._cond.wait()
             self._closed = True
