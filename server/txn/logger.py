@@ -618,8 +618,9 @@ class RedoLog:
         (`durable=False`: a session's synchronous_commit = off, see `_flush_soon`).
 
         A durable commit is `append` then `wait_durable` under one hold of the lock, and
-        its usual case on the loop front end, a commit arriving while the helper has an
-        order in flight, parks here at once (`_park`'s steps and `Waiter.park`'s, inline):
+        its usual cases on the loop front end, a commit arriving while the helper has an
+        order in flight or with none (its own order then), order and park here at once
+        (`_send_helper`'s, `_park`'s and `Waiter.park`'s steps, inline):
         the loop's thread runs this once per commit, and the calls between were a sixth
         of the durable commit's Python."""
         if not durable or not self.sync_commit:
@@ -646,21 +647,28 @@ class RedoLog:
                 while done < len(frame):
                     done += os.write(fd, view[done:])
             lsn = gc.written
-            if (hub is not None and gc.flushing is not None and self._inflight is not None
-                    and self._helper_loop is hub.loop and gc.synced < lsn):
-                # NB: `_wait_locked`'s first pass in this case: `_park`, inline
-                w = waits.Waiter(hub)
-                self._parked.append((lsn, w))  # NB: the largest LSN yet: the list stays in order
-                lock.release()
-                woke = False
-                try:
-                    hub.parks += 1
-                    woke = bool(hub.main.switch())
-                finally:
-                    lock.acquire()
-                    if not woke:  # NB: thrown out of its wait: no report may switch to it
-                        w.done = True
-                        self._parked = [p for p in self._parked if p[1] is not w]
+            if hub is not None and self._helper_loop is hub.loop:  # NB: its helper, watched
+                if gc.flushing is None and FSYNC_HELPER:
+                    # NB: no order in flight: this commit's is the helper's next, sent at the
+                    # end of the loop's next pass (`_wait_locked`'s, `_lead`'s and
+                    # `_send_helper`'s steps in this case, inline)
+                    self._inflight = (gc.wait_durable(lsn, time.monotonic())[0], gc.synced)
+                    self._deferred = True
+                    hub.loop.call_soon(self._send_deferred, hub.loop)
+                if gc.flushing is not None and self._inflight is not None and gc.synced < lsn:
+                    # NB: `_wait_locked`'s first pass in this case: `_park`, inline
+                    w = waits.Waiter(hub)
+                    self._parked.append((lsn, w))  # NB: the largest LSN yet: stays in order
+                    lock.release()
+                    woke = False
+                    try:
+                        hub.parks += 1
+                        woke = bool(hub.main.switch())
+                    finally:
+                        lock.acquire()
+                        if not woke:  # NB: thrown out of its wait: no report may switch to it
+                            w.done = True
+                            self._parked = [p for p in self._parked if p[1] is not w]
             if gc.synced < lsn or self._failed is not None:
                 self._wait_locked(lsn, hub)
 
