@@ -238,8 +238,8 @@ class Condition(threading.Condition):
         self._plain = type(self._lock) is _PLAIN_LOCK
 
     def wait(self, timeout: float | None = None) -> bool:
-        hub = current_hub()
-        if hub is None:
+        hub: Hub | None = _local.hub  # NB: `current_hub` inline (a row-lock wait)
+        if hub is None or greenlet.getcurrent() is hub.main:
             return super().wait(timeout)
         lock: Any = self._lock
         plain = self._plain

@@ -171,7 +171,10 @@ class GroupCommit:
     def fsync_done(self, upto: int) -> list[Any]:
         """`FsyncDone(upto)`."""
         self.flushing = None
-        self.synced = max(self.synced, upto)
+        if upto > self.synced:
+            self.synced = upto
+        if not self.retiring:  # NB: the usual case (no segment rolled meanwhile)
+            return [Durable(self.synced)]
         out: list[Any] = []
         for seq, last in self.retiring:
             out.append(CloseSegment(seq))
