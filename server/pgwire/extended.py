@@ -78,6 +78,7 @@ _EXECUTE_SYNC = b"E\0\0\0\x09" + _UNNAMED_ALL + b"S\0\0\0\x04"  # what follows `
 _DESCRIBE_EXECUTE_SYNC = b"D\0\0\0\x06P\0" + _EXECUTE_SYNC  # libpq's, with Describe portal
 _SELECT_TAGS = (M.command_complete("SELECT 0"), M.command_complete("SELECT 1"))  # a point read's
 _BIND_NO_DATA = M.BIND_COMPLETE + M.NO_DATA  # Bind and Describe of a statement without rows
+_READY_STR = M.READY_STR  # ReadyForQuery by transaction status
 
 
 class Statement:
@@ -245,6 +246,8 @@ class ExtendedQuery:
     session: Any
     out: bytearray
     tz: Any
+    ready_status: str
+    _changed: dict[str, str]  # settings to report before the next ReadyForQuery
 
     def __init__(self) -> None:
         self._held: HeldRun | None = None  # Executes held for one execute_many
@@ -511,7 +514,62 @@ class ExtendedQuery:
                 self._install(*got)
                 return end  # the rest goes message by message (its Executes may be held)
             if encoders is None and row_desc is M.NO_DATA:
-                return self._run_no_rows(stmt, params, describe, stop)
+                # NB: a statement without rows (BEGIN, UPDATE, COMMIT): the same replies
+                # (BindComplete, NoData, CommandComplete, ReadyForQuery) and the same portal
+                # as the messages one by one would leave, with less on the way (no call):
+                # the unnamed portal is made only if it outlives the Sync (a block is
+                # open), as PostgreSQL's idle Sync drops it
+                portals = self.portals
+                old = portals.pop("", None)
+                if old is not None and not old.ran and old.result is not None and \
+                        not old.result.done:
+                    old.close()  # NB: the usual one, spent in the block (ran: its result is
+                    # done), has nothing to close: one attribute read tells
+                out = self.out
+                out += _BIND_NO_DATA if describe else M.BIND_COMPLETE
+                session = self.session
+                try:
+                    res = session.execute(stmt.prepared, params)
+                except Exception as e:
+                    portals[""] = Portal(stmt, params, None, M.NO_DATA)
+                    self._fail(e, True)
+                    return stop - 5  # NB: the Sync is still to be handled
+                if res.columns is not None or res.empty or res.copy_in is not None or \
+                        res.copy_out is not None:  # NB: rows after all (EXECUTE of a PREPAREd)
+                    portal = portals[""] = Portal(stmt, params, None, M.NO_DATA)
+                    portal.result = res
+                    return self._finish_run(portal, res, stop)
+                if session.notices:
+                    self._notices()
+                out += M.TAGS.get(res.tag) or M.command_complete(res.tag)
+                # NB: `_end_sync`, whose ReadyForQuery collects the changed settings (a SET's)
+                self._skipping = False
+                self._in_extended = False
+                try:
+                    status = session.sync()
+                except Exception as e:
+                    self._notices()
+                    self._error(e)
+                    status = session.transaction_status
+                if status != "I":  # NB: the portal lives on in the block, run to completion
+                    if old is None:
+                        portals[""] = Portal(stmt, params, None, M.NO_DATA, res)
+                    else:  # NB: the previous statement's, spent and closed, taken again:
+                        # nothing else holds an unnamed portal here (no Executes are held),
+                        # and this saves the constructor's call for each statement of a block
+                        old.stmt, old.params, old.encoders, old.row_desc = \
+                            stmt, params, None, M.NO_DATA
+                        old.result, old.ran = res, True
+                        portals[""] = old
+                if session.parameters_changed or self._changed or session.inbox or \
+                        self.session is None:
+                    self._ready(status)  # NB: settings or notifications to report first
+                else:  # NB: `_ready`'s usual case inline: nothing to report but the status
+                    self.ready_status = status
+                    if status == "I" and self.portals:
+                        self._drop_portals()
+                    out += _READY_STR[status]
+                return stop
             if encoders is not None:
                 try:
                     rows = self.session.read_point(stmt.prepared, params)
@@ -522,7 +580,7 @@ class ExtendedQuery:
                 if rows is not None:  # the lane: rows at once, no Result (a block: a spent portal)
                     old = self.portals.pop("", None)  # NB: the Sync would drop ours (idle)
                     if old is not None and not old.ran and old.result is not None and \
-                            not old.result.done:  # NB: ran: its result is done (`_run_no_rows`)
+                            not old.result.done:  # NB: ran: its result is done (no rows)
                         old.close()
                     out = self.out
                     out += M.BIND_COMPLETE
@@ -539,7 +597,7 @@ class ExtendedQuery:
                         ran = Result(f"SELECT {len(rows)}", columns=stmt.prepared.columns)
                         if old is None:
                             self.portals[""] = Portal(stmt, params, encoders, row_desc, ran)
-                        else:  # NB: the spent one again, as `_run_no_rows` takes it
+                        else:  # NB: the spent one again, as the no-rows branch takes it
                             old.stmt, old.params, old.encoders, old.row_desc = \
                                 stmt, params, encoders, row_desc
                             old.result, old.ran = ran, True
@@ -563,55 +621,6 @@ class ExtendedQuery:
         except Exception as e:  # a bug: report it and keep serving
             self._message_failed(66, e)
         return end
-
-    def _run_no_rows(self, stmt: Statement, params: list[Any], describe: bool,
-                     stop: int) -> int:
-        """`_bind_run` of a statement without rows (BEGIN, UPDATE, COMMIT): the same replies
-        (BindComplete, NoData, CommandComplete, ReadyForQuery) and the same portal as the
-        messages one by one would leave, with less on the way: the unnamed portal is made
-        only if it outlives the Sync (a block is open), as PostgreSQL's idle Sync drops it."""
-        portals = self.portals
-        old = portals.pop("", None)
-        if old is not None and not old.ran and old.result is not None and not old.result.done:
-            old.close()  # NB: the usual one, spent in the block (ran: its result is done),
-            # has nothing to close: one attribute read tells
-        out = self.out
-        out += _BIND_NO_DATA if describe else M.BIND_COMPLETE
-        session = self.session
-        try:
-            res = session.execute(stmt.prepared, params)
-        except Exception as e:
-            portals[""] = Portal(stmt, params, None, M.NO_DATA)
-            self._fail(e, True)
-            return stop - 5  # NB: the Sync is still to be handled
-        if res.columns is not None or res.empty or res.copy_in is not None or \
-                res.copy_out is not None:  # NB: rows after all (EXECUTE of a PREPAREd one)
-            portal = portals[""] = Portal(stmt, params, None, M.NO_DATA)
-            portal.result = res
-            return self._finish_run(portal, res, stop)
-        if session.notices:
-            self._notices()
-        out += M.TAGS.get(res.tag) or M.command_complete(res.tag)
-        # NB: `_end_sync`, whose ReadyForQuery collects the changed settings (a SET's)
-        self._skipping = False
-        self._in_extended = False
-        try:
-            status = session.sync()
-        except Exception as e:
-            self._notices()
-            self._error(e)
-            status = session.transaction_status
-        if status != "I":  # NB: the portal lives on in the block, run to completion
-            if old is None:
-                portals[""] = Portal(stmt, params, None, M.NO_DATA, res)
-            else:  # NB: the previous statement's, spent and closed, taken again: nothing
-                # else holds an unnamed portal here (no Executes are held), and this saves
-                # the constructor's call for each statement of a block
-                old.stmt, old.params, old.encoders, old.row_desc = stmt, params, None, M.NO_DATA
-                old.result, old.ran = res, True
-                portals[""] = old
-        self._ready(status)
-        return stop
 
     def _finish_run(self, portal: Portal, res: Result, stop: int) -> int:
         """`_bind_run` after its Execute ran: the result's messages, then the Sync's."""

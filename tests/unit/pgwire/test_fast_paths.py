@@ -269,9 +269,10 @@ def test_statements_without_rows_answer_in_one_pass_as_message_by_message(conn):
 
 
 def test_the_portal_of_a_statement_without_rows_lives_on_only_in_a_block(conn):
-    """`_run_no_rows` makes the unnamed portal only when it outlives the Sync: in a block a
-    later Describe of it answers NoData and an Execute refuses the finished portal (55000),
-    as PostgreSQL and the message-by-message path do; outside one the Sync dropped it."""
+    """`_bind_run`'s no-rows branch makes the unnamed portal only when it outlives the Sync:
+    in a block a later Describe of it answers NoData and an Execute refuses the finished
+    portal (55000), as PostgreSQL and the message-by-message path do; outside one the Sync
+    dropped it."""
     run(conn, W.parse("BEGIN", "b"), W.parse("COMMIT", "c"),
         W.parse("UPDATE acc SET bal = bal + $1 WHERE aid = $2", "u"), W.SYNC)
     one_trip = [W.bind((b"1", b"2"), stmt="u"), W.describe("P"), W.execute(), W.SYNC]
