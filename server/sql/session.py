@@ -579,7 +579,9 @@ class SQLSession:
                 self.commit_txn()
             else:
                 self.settings.commit_sets()
-        return self.transaction_status
+        if self.failed:  # NB: `transaction_status`, inline
+            return "E"
+        return "T" if self.in_block else "I"
 
     def _started(self, sql: str, extended: bool | None) -> float | None:
         """Records a statement's start for pg_stat_activity (ends a terminated session), then
@@ -596,7 +598,10 @@ class SQLSession:
         self.query_start = self.state_change = time.time()
         if extended is None:
             return None
-        return oplog.started(settings.values, sql, extended)
+        values = settings.values
+        if values["log_statement"] == "none" and values["log_min_duration_statement"] == "-1":
+            return None  # NB: `oplog.started`'s answer when nothing is logged, with no call
+        return oplog.started(values, sql, extended)
 
     def connected_from(self, addr: str | None, port: int | None = None) -> None:
         """pgwire tells the session its client's address and port (pg_stat_activity)."""
@@ -829,7 +834,11 @@ class SQLSession:
         if self.failed and not stmt.allowed_when_failed:
             self._statements_run += 1
             raise _in_failed()
-        self._statement_begins()
+        self._statements_run += 1  # NB: `_statement_begins`, inline
+        if not self._reset_by_pgwire and self._cancel.up:
+            self._cancel.clear()  # NB: pgwire clears it when a batch arrives (reset_cancel)
+        if self._timer is not None:
+            self._disarm()
         if stmt.no_block and (self.in_block or self.txn is not None):
             raise ActiveSQLTransaction(f"{stmt.tag} cannot run inside a transaction block")
         if not stmt.in_txn:
