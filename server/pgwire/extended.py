@@ -602,7 +602,23 @@ class ExtendedQuery:
                                 stmt, params, encoders, row_desc
                             old.result, old.ran = ran, True
                             self.portals[""] = old
-                    self._end_sync()
+                    # NB: `_end_sync` inline, with `_ready`'s usual case as below
+                    self._skipping = False
+                    self._in_extended = False
+                    try:
+                        status = session.sync()
+                    except Exception as e:
+                        self._notices()
+                        self._error(e)
+                        status = session.transaction_status
+                    if session.parameters_changed or self._changed or session.inbox or \
+                            self.session is None:
+                        self._ready(status)
+                    else:
+                        self.ready_status = status
+                        if status == "I" and self.portals:
+                            self._drop_portals()
+                        out += _READY_STR[status]
                     return stop
             self._install(*got)
             portal = self.portals[""]
