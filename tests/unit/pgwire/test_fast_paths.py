@@ -619,3 +619,27 @@ def test_unrolled_values_read_as_one_by_one(values, tail, at, how):
 
 def test_bind_values_doctests():
     assert doctest.testmod(bindvalues).failed == 0
+
+
+def test_a_round_trips_notification_comes_before_its_ready(conn):
+    """`_bind_run` writes ReadyForQuery itself only when nothing is to be reported first: a
+    NOTIFY to the session's own channel, run as one prepared round trip, is delivered
+    (NotificationResponse) just before the ReadyForQuery of its commit, as PostgreSQL does:
+    at once outside a block, at COMMIT inside one (not after the NOTIFY, nor after a point
+    read in the block)."""
+    run(conn, W.query("LISTEN ch"))
+    assert run(conn, W.parse("NOTIFY ch, 'hi'", "n"), W.parse("BEGIN", "b"),
+               W.parse("COMMIT", "c"), W.parse("SELECT bal FROM acc WHERE aid = $1", "s"),
+               W.SYNC) == ["1", "1", "1", "1", "Z I"]
+
+    def trip(stmt: str, *params: bytes) -> list[str]:
+        return run(conn, W.bind(params, stmt=stmt), W.describe("P"), W.execute(), W.SYNC)
+
+    for _ in range(2):  # NB: the second time from the layout caches
+        told = trip("n")
+        assert told[:3] == ["2", "n", "C NOTIFY"] and told[3].startswith("A ") and \
+            told[4:] == ["Z I"]
+        assert trip("b") == ["2", "n", "C BEGIN", "Z T"]
+        assert trip("n") == ["2", "n", "C NOTIFY", "Z T"]
+        assert trip("s", b"1")[2:] == ["D 10", "C SELECT 1", "Z T"]
+        assert trip("c") == ["2", "n", "C COMMIT", told[3], "Z I"]
