@@ -384,7 +384,20 @@ class SQLSession:
         stmt = prepared.handle
         if stmt is None:
             return Result("", empty=True)
-        logged = self._started(prepared.sql, True)
+        # NB: `_started(prepared.sql, True)`, inline (a call fewer per round trip)
+        if self.terminated:
+            raise _terminated()
+        settings = self.settings
+        if settings.generation != SERVER.generation:  # NB: no call while none came
+            settings.refresh()  # NB: takes a configuration reload (SIGHUP), as PostgreSQL
+        self.running = True
+        self.last_query = sql = prepared.sql
+        self.query_start = self.state_change = time.time()
+        values = settings.values
+        if values["log_statement"] == "none" and values["log_min_duration_statement"] == "-1":
+            logged = None  # NB: `oplog.started`'s answer when nothing is logged
+        else:
+            logged = oplog.started(values, sql, True)
         prepared.executions += 1  # NB: pg_prepared_statements' plans (`prepstmts.plans`)
         try:
             if prepared.literals is not None:
@@ -1013,7 +1026,11 @@ class SQLSession:
 
     def exec_context(self, values: list[Any]) -> ExecContext:
         """Builds the ExecContext of one statement execution."""
-        return ExecContext(self.catalog(), self.txn, self.functions, values, self._cancel,
+        # NB: `catalog()`, inline (each keyed write makes one)
+        cat = self.txn_catalog if self.txn_catalog is not None else self.store.snapshot(self.db.oid)
+        if usertypes.INSTALLED.get()() is not cat:  # NB: no call when this context has it
+            usertypes.use(cat)  # type names resolve against this catalog's CREATE TYPEs
+        return ExecContext(cat, self.txn, self.functions, values, self._cancel,
                            self.settings.values)
 
     # -- transactions -----------------------------------------------------
