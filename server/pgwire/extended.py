@@ -504,14 +504,42 @@ class ExtendedQuery:
             payload = buf[pos + 5 : end]
             if type(payload) is not bytes:  # NB: a held tail or a memoryview: a copy
                 payload = bytes(payload)
-            got = self._fast_bound(payload, 0)
-            if got is False:
-                return pos  # NB: nothing was bound: the caller's dispatch takes the full path
-            if got is True:
-                return end  # NB: the Bind failed (its plan check): the caller skips to Sync
-            _, stmt, params, (encoders, row_desc) = got
+            e2 = payload.find(0, 1)
+            last = self._last_heads.get(payload[:e2]) if e2 > 0 else None
+            if last is not None and (last[5] is not None or not last[4]) and \
+                    payload.startswith(last[1]):
+                # NB: `_fast_bound`'s usual case inline (a repeated Bind of the unnamed
+                # portal, nothing held, one straight-line reader or no parameters), with
+                # its answers
+                stmt, _, vpos, _, decoders, read = last
+                try:
+                    self.session.check_prepared(stmt.prepared)
+                except Exception as e:
+                    self._fail(e, True)
+                    return end  # NB: the Bind failed: the caller skips to Sync
+                if read is not None:
+                    try:
+                        got = read(payload, vpos, decoders)
+                    except Exception:  # NB: the full path reports it, naming the parameter
+                        return pos
+                    if got is None:
+                        return pos
+                    params, vpos = got
+                else:
+                    params = []
+                shape = stmt.tails.get(payload[vpos:])
+                if shape is None:
+                    return pos
+            else:
+                bound = self._fast_bound(payload, 0)
+                if bound is False:
+                    return pos  # NB: nothing was bound: the caller's dispatch takes the full path
+                if bound is True:
+                    return end  # NB: the Bind failed (its plan check): the caller skips to Sync
+                _, stmt, params, shape = bound
+            encoders, row_desc = shape
             if stmt.batch is not False and self._batchable(stmt):
-                self._install(*got)
+                self._install("", stmt, params, shape)
                 return end  # the rest goes message by message (its Executes may be held)
             if encoders is None and row_desc is M.NO_DATA:
                 # NB: a statement without rows (BEGIN, UPDATE, COMMIT): the same replies
@@ -574,7 +602,7 @@ class ExtendedQuery:
                 try:
                     rows = self.session.read_point(stmt.prepared, params)
                 except Exception as e:
-                    self._install(*got)
+                    self._install("", stmt, params, shape)
                     self._fail(e, True)
                     return stop - 5  # NB: the Sync is still to be handled
                 if rows is not None:  # the lane: rows at once, no Result (a block: a spent portal)
@@ -620,7 +648,7 @@ class ExtendedQuery:
                             self._drop_portals()
                         out += _READY_STR[status]
                     return stop
-            self._install(*got)
+            self._install("", stmt, params, shape)
             portal = self.portals[""]
             if describe:
                 self.out += portal.row_desc
