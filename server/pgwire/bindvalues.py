@@ -91,18 +91,20 @@ def _make(form: tuple[str, ...]) -> Reader:
     lines = ["def read(p, pos, d):"]
     for i, how in enumerate(form):
         lines.append("    (n,) = _len(p, pos)")
-        lines.append("    pos += 4")
-        if how.startswith("digits"):
+        if how.startswith("digits"):  # NB: the value's start in q: one step less than pos += 4
             lines.append(f"    if n <= {how[6:]}:\n"
-                         f"        v{i} = p[pos:pos + n]\n"
-                         f"        pos += n\n"
+                         f"        q = pos + 4\n"
+                         f"        pos = q + n\n"
+                         f"        v{i} = p[q:pos]\n"
                          f"        v{i} = int(v{i}) if v{i}.isdigit() or (v{i}[:1] == b'-'"
                          f" and v{i}[1:].isdigit()) else d[{i}](v{i})")
-            lines.append(f"    elif n == 4294967295:\n        v{i} = None")
-            how = ""  # NB: a longer one: the decoder
-            lines.append(f"    elif n < 2147483648:\n"
+            lines.append(f"    elif n == 4294967295:\n        v{i} = None\n        pos += 4")
+            lines.append(f"    elif n < 2147483648:\n        pos += 4\n"
                          f"        v{i} = d[{i}](p[pos:pos + n])\n        pos += n")
-        elif how:
+            lines.append("    else:\n        return None")
+            continue
+        lines.append("    pos += 4")
+        if how:
             st = struct.Struct(how)
             env[f"_s{i}"] = st.unpack_from
             lines.append(f"    if n == {st.size}:\n        (v{i},) = _s{i}(p, pos)\n"
