@@ -49,7 +49,9 @@ def test_a_bulk_batch_is_frozen_and_a_small_pause_is_not():
     frozen = gc.get_freeze_count()
     with paused():
         small = [(i, "x") for i in range(100)]
-    assert gc.get_freeze_count() == frozen and gc.isenabled()
+    # NB: not ==: a frozen object that dies meanwhile (another test's, freed by its thread)
+    # lowers the count; a freeze would have raised it by the 100 young tuples at least
+    assert gc.get_freeze_count() < frozen + 100 and gc.isenabled()
     with paused():
         rows = [(i, "x") for i in range(2 * FREEZE_AT)]  # alive at the end, as a stored batch
     assert gc.get_freeze_count() >= frozen + FREEZE_AT and gc.isenabled()
