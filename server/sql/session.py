@@ -384,20 +384,7 @@ class SQLSession:
         stmt = prepared.handle
         if stmt is None:
             return Result("", empty=True)
-        # NB: `_started(prepared.sql, True)`, inline (a call fewer per round trip)
-        if self.terminated:
-            raise _terminated()
-        settings = self.settings
-        if settings.generation != SERVER.generation:  # NB: no call while none came
-            settings.refresh()  # NB: takes a configuration reload (SIGHUP), as PostgreSQL
-        self.running = True
-        self.last_query = sql = prepared.sql
-        self.query_start = self.state_change = time.time()
-        values = settings.values
-        if values["log_statement"] == "none" and values["log_min_duration_statement"] == "-1":
-            logged = None  # NB: `oplog.started`'s answer when nothing is logged
-        else:
-            logged = oplog.started(values, sql, True)
+        logged = self._started(prepared.sql, True)
         prepared.executions += 1  # NB: pg_prepared_statements' plans (`prepstmts.plans`)
         try:
             if prepared.literals is not None:
@@ -441,27 +428,10 @@ class SQLSession:
         elif plan is None or (plan.point is None and not plan.constant) \
                 or stmt.kind != "query" or not stmt.in_txn or not self._reads_alone():
             return None
-        # NB: `_started(prepared.sql, True)` and `_statement_begins()`, inline, as `execute`
-        if self.terminated:
-            raise _terminated()
-        settings = self.settings
-        if settings.generation != SERVER.generation:  # NB: no call while none came
-            settings.refresh()  # NB: takes a configuration reload (SIGHUP), as PostgreSQL
-        self.running = True
-        self.last_query = sql = prepared.sql
-        self.query_start = self.state_change = time.time()
-        values = settings.values
-        if values["log_statement"] == "none" and values["log_min_duration_statement"] == "-1":
-            logged = None  # NB: `oplog.started`'s answer when nothing is logged
-        else:
-            logged = oplog.started(values, sql, True)
+        logged = self._started(prepared.sql, True)
         prepared.executions += 1
         try:
-            self._statements_run += 1
-            if not self._reset_by_pgwire and self._cancel.up:
-                self._cancel.clear()  # NB: pgwire clears it when a batch arrives (reset_cancel)
-            if self._timer is not None:
-                self._disarm()
+            self._statement_begins()
             if in_block:
                 return self._block_rows(stmt, params)
             if plan.point is None:  # SELECT 1, SELECT $1: its row as `simple_read` makes it
@@ -864,11 +834,7 @@ class SQLSession:
         if self.failed and not stmt.allowed_when_failed:
             self._statements_run += 1
             raise _in_failed()
-        self._statements_run += 1  # NB: `_statement_begins`, inline
-        if not self._reset_by_pgwire and self._cancel.up:
-            self._cancel.clear()  # NB: pgwire clears it when a batch arrives (reset_cancel)
-        if self._timer is not None:
-            self._disarm()
+        self._statement_begins()
         if stmt.no_block and (self.in_block or self.txn is not None):
             raise ActiveSQLTransaction(f"{stmt.tag} cannot run inside a transaction block")
         if not stmt.in_txn:
