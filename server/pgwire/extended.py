@@ -504,39 +504,12 @@ class ExtendedQuery:
             payload = buf[pos + 5 : end]
             if type(payload) is not bytes:  # NB: a held tail or a memoryview: a copy
                 payload = bytes(payload)
-            e2 = payload.find(0, 1)
-            last = self._last_heads.get(payload[:e2]) if e2 > 0 else None
-            if last is not None and (last[5] is not None or not last[4]) and \
-                    payload.startswith(last[1]):
-                # NB: `_fast_bound`'s usual case inline (a repeated Bind of the unnamed
-                # portal, nothing held, one straight-line reader or no parameters), with
-                # its answers
-                stmt, _, vpos, _, decoders, read = last
-                try:
-                    self.session.check_prepared(stmt.prepared)
-                except Exception as e:
-                    self._fail(e, True)
-                    return end  # NB: the Bind failed: the caller skips to Sync
-                if read is not None:
-                    try:
-                        got = read(payload, vpos, decoders)
-                    except Exception:  # NB: the full path reports it, naming the parameter
-                        return pos
-                    if got is None:
-                        return pos
-                    params, vpos = got
-                else:
-                    params = []
-                shape = stmt.tails.get(payload[vpos:])
-                if shape is None:
-                    return pos
-            else:
-                bound = self._fast_bound(payload, 0)
-                if bound is False:
-                    return pos  # NB: nothing was bound: the caller's dispatch takes the full path
-                if bound is True:
-                    return end  # NB: the Bind failed (its plan check): the caller skips to Sync
-                _, stmt, params, shape = bound
+            bound = self._fast_bound(payload, 0)
+            if bound is False:
+                return pos  # NB: nothing was bound: the caller's dispatch takes the full path
+            if bound is True:
+                return end  # NB: the Bind failed (its plan check): the caller skips to Sync
+            _, stmt, params, shape = bound
             encoders, row_desc = shape
             if stmt.batch is not False and self._batchable(stmt):
                 self._install("", stmt, params, shape)
@@ -589,14 +562,7 @@ class ExtendedQuery:
                             stmt, params, None, M.NO_DATA
                         old.result, old.ran = res, True
                         portals[""] = old
-                if session.parameters_changed or self._changed or session.inbox or \
-                        self.session is None:
-                    self._ready(status)  # NB: settings or notifications to report first
-                else:  # NB: `_ready`'s usual case inline: nothing to report but the status
-                    self.ready_status = status
-                    if status == "I" and self.portals:
-                        self._drop_portals()
-                    out += _READY_STR[status]
+                self._ready(status)
                 return stop
             if encoders is not None:
                 try:
@@ -630,23 +596,7 @@ class ExtendedQuery:
                                 stmt, params, encoders, row_desc
                             old.result, old.ran = ran, True
                             self.portals[""] = old
-                    # NB: `_end_sync` inline, with `_ready`'s usual case as below
-                    self._skipping = False
-                    self._in_extended = False
-                    try:
-                        status = session.sync()
-                    except Exception as e:
-                        self._notices()
-                        self._error(e)
-                        status = session.transaction_status
-                    if session.parameters_changed or self._changed or session.inbox or \
-                            self.session is None:
-                        self._ready(status)
-                    else:
-                        self.ready_status = status
-                        if status == "I" and self.portals:
-                            self._drop_portals()
-                        out += _READY_STR[status]
+                    self._end_sync()
                     return stop
             self._install("", stmt, params, shape)
             portal = self.portals[""]
