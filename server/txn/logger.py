@@ -553,19 +553,23 @@ class RedoLog:
         """Writes one record (not yet durable) and returns its LSN."""
         frame = _FRAME.pack(len(payload), zlib.crc32(payload)) + payload
         with self._lock:
-            if self._closed:
-                raise IOError_("the redo log is closed")
-            gc = self.gc
-            rolled = gc.append(ts, len(frame))
-            if rolled:
-                self._run(rolled)
-            fd = self._fds[gc.seq]
-            done = os.write(fd, frame)
-            if done < len(frame):  # NB: a short write (a huge record): write the rest
-                view = memoryview(frame)
-                while done < len(frame):
-                    done += os.write(fd, view[done:])
-            return gc.written
+            return self._write_frame(ts, frame)
+
+    def _write_frame(self, ts: int, frame: bytes) -> int:
+        """`append`'s write of a framed record (caller holds the lock); returns its LSN."""
+        if self._closed:
+            raise IOError_("the redo log is closed")
+        gc = self.gc
+        rolled = gc.append(ts, len(frame))
+        if rolled:
+            self._run(rolled)
+        fd = self._fds[gc.seq]
+        done = os.write(fd, frame)
+        if done < len(frame):  # NB: a short write (a huge record): write the rest
+            view = memoryview(frame)
+            while done < len(frame):
+                done += os.write(fd, view[done:])
+        return gc.written
 
     def wait_durable(self, lsn: int) -> None:
         """Blocks until record `lsn` is on disk, leading an fsync for everyone if none runs."""
@@ -634,19 +638,8 @@ class RedoLog:
             hub = None
         lock = self._lock
         with lock:
-            if self._closed:
-                raise IOError_("the redo log is closed")
+            lsn = self._write_frame(ts, frame)
             gc = self.gc
-            rolled = gc.append(ts, len(frame))
-            if rolled:
-                self._run(rolled)
-            fd = self._fds[gc.seq]
-            done = os.write(fd, frame)
-            if done < len(frame):  # NB: a short write (a huge record): write the rest
-                view = memoryview(frame)
-                while done < len(frame):
-                    done += os.write(fd, view[done:])
-            lsn = gc.written
             if hub is not None and self._helper_loop is hub.loop:  # NB: its helper, watched
                 if gc.flushing is None and FSYNC_HELPER:
                     # NB: no order in flight: this commit's is the helper's next, sent at the
