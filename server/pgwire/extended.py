@@ -78,7 +78,6 @@ _EXECUTE_SYNC = b"E\0\0\0\x09" + _UNNAMED_ALL + b"S\0\0\0\x04"  # what follows `
 _DESCRIBE_EXECUTE_SYNC = b"D\0\0\0\x06P\0" + _EXECUTE_SYNC  # libpq's, with Describe portal
 _SELECT_TAGS = (M.command_complete("SELECT 0"), M.command_complete("SELECT 1"))  # a point read's
 _BIND_NO_DATA = M.BIND_COMPLETE + M.NO_DATA  # Bind and Describe of a statement without rows
-_READY_STR = M.READY_STR  # ReadyForQuery by transaction status
 
 
 class Statement:
